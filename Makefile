@@ -1,0 +1,36 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+# Each bootstraps .venv from nothing (python3 -m venv; pip install -e '.[dev]') and is safe to run again.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint pytest train bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/companion run --demo
+
+test: lint pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check engine vision device web models tests
+	$(VENV)/bin/mypy
+
+pytest: $(STAMP)
+	$(PY) -m pytest -q
+
+train: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[dev,train]'
+	$(PY) -m vision.train
+
+bench: $(STAMP)
+	$(VENV)/bin/companion bench all
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,110 @@
+"""The ``companion`` command line: one entry point whose subcommands come from the packages that own them.
+
+Each module in :data:`COMMAND_MODULES` has ``register(subparsers)`` that adds its subcommands and sets
+``func`` on them; a subcommand's ``func(args)`` returns the exit status. ``companion bench NAME`` runs
+the benchmark module named in :data:`BENCHMARKS` (each has ``add_arguments(parser)`` and ``run(args)``).
+
+Errors a user can cause (``ValueError`` and its engine subclasses, ``OSError`` on files,
+:class:`device.errors.CompanionError`) print one line on stderr and exit 2; nothing prints a traceback
+unless ``COMPANION_DEBUG=1`` is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "engine.pasa.cli",
+    "engine.pyradice.cli",
+    "engine.pyramido.cli",
+    "engine.dicetreasure.cli",
+    "vision.cli",
+    "device.commands",
+)
+
+BENCHMARKS: dict[str, str] = {
+    "pasa": "engine.pasa.bench",
+    "pyradice": "engine.pyradice.bench",
+    "pyramido": "engine.pyramido.bench",
+    "dicetreasure": "engine.dicetreasure.bench",
+    "vision": "vision.bench",
+    "live": "device.bench",
+}
+
+
+def _import_optional(name: str) -> ModuleType | None:
+    """Import a command module; ``None`` only if that module itself does not exist yet."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+def _bench(args: argparse.Namespace) -> int:
+    names = list(BENCHMARKS) if args.name == "all" else [args.name]
+    status = 0
+    for name in names:
+        module = _import_optional(BENCHMARKS[name])
+        if module is None:
+            print(f"companion bench {name}: not available in this build", file=sys.stderr)
+            status = 2
+            continue
+        result = module.run(args)
+        status = status or int(result or 0)
+    return status
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="Table Companion: keeps board games with dice and dominoes by the rules.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        module = _import_optional(name)
+        if module is not None:
+            module.register(sub)
+    bench = sub.add_parser(
+        "bench",
+        help="run a benchmark and print median figures",
+        description="Benchmarks print medians of several runs. NAME: " + ", ".join([*BENCHMARKS, "all"]),
+    )
+    bench.add_argument("name", choices=[*BENCHMARKS, "all"], metavar="NAME")
+    bench.add_argument("--repeat", type=int, default=5, help="runs per figure (median is printed)")
+    bench.set_defaults(func=_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as exc:
+        if os.environ.get("COMPANION_DEBUG"):
+            raise
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"companion {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: say so in one line, keep the traceback for COMPANION_DEBUG=1
+        if os.environ.get("COMPANION_DEBUG"):
+            raise
+        print(
+            f"companion {args.command}: internal error ({type(exc).__name__}: {exc}); "
+            "run again with COMPANION_DEBUG=1 for details",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

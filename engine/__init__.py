@@ -1,0 +1,34 @@
+"""The rules of the four games: pure functions of states and actions, no I/O, no clocks, no chance.
+
+``engine.find_game(name)`` returns a game by name; each game lives in its own subpackage
+(``engine.pasa``, ``engine.pyradice``, ``engine.pyramido``, ``engine.dicetreasure``) and follows the
+contract in :mod:`engine.game`.
+"""
+
+from engine.dice import FACES, PALETTES, Die
+from engine.errors import (
+    AmbiguousActionError,
+    GameError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidStateError,
+)
+from engine.game import Game, PlayerScore, RuleOption, Score, Status, find_game, register
+
+__all__ = [
+    "FACES",
+    "PALETTES",
+    "AmbiguousActionError",
+    "Die",
+    "Game",
+    "GameError",
+    "IllegalActionError",
+    "InvalidActionError",
+    "InvalidStateError",
+    "PlayerScore",
+    "RuleOption",
+    "Score",
+    "Status",
+    "find_game",
+    "register",
+]

@@ -1,0 +1,209 @@
+"""The game contract that every game module follows, and the registry that finds games by name.
+
+Modelled on python-chess: a game is a class with class-level metadata (its name, title, player counts
+and rule options) registered under its name; :func:`find_game` looks it up. A game object is stateless:
+every method takes a state and returns a new one. States and actions are frozen dataclasses that
+round-trip through JSON (:mod:`engine.serial`) and print as text that rebuilds them.
+
+Chance is never the engine's: a roll, a drawn gem or a revealed domino is part of an action. When the
+next step of a game is chance, :meth:`Game.legal_actions` is empty and :meth:`Game.status` says what is
+awaited (``awaiting="chance"``); the simulator (:mod:`engine.simulate`) then asks
+:meth:`Game.random_chance` for an outcome from a seeded generator, and at the table the camera supplies it.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from engine import serial
+from engine.errors import InvalidActionError, InvalidStateError
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """A rule the rulebooks leave open: a name, the allowed values, the default and why."""
+
+    name: str
+    choices: tuple[str, ...]
+    default: str
+    doc: str
+
+    def check(self, value: str) -> str:
+        if value not in self.choices:
+            raise InvalidActionError(
+                f"rule option {self.name}={value!r} is not one of {', '.join(self.choices)}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class PlayerScore:
+    """One player's total and where it came from (category or source -> points)."""
+
+    total: int
+    breakdown: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Score:
+    """Every player's score, in seat order."""
+
+    players: Mapping[str, PlayerScore]
+
+    def totals(self) -> dict[str, int]:
+        return {name: s.total for name, s in self.players.items()}
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where a game stands: whose turn, which phase, what is awaited, whether it is over and who won.
+
+    ``defects`` lists what is wrong with a state that was read (from JSON or the camera) rather than
+    reached by legal actions; a state with defects is representable but not playable.
+    """
+
+    to_move: str | None
+    phase: str
+    awaiting: str = "decision"  # "decision", "chance" or "nothing" once finished
+    finished: bool = False
+    winners: tuple[str, ...] = ()
+    defects: tuple[str, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        return not self.defects
+
+
+class Game(ABC, Generic[S, A]):
+    """One game's rules. Subclasses set the class attributes and implement the abstract methods."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[tuple[RuleOption, ...]] = ()
+    state_type: ClassVar[type]
+    action_type: ClassVar[Any]
+
+    # --- rule options -------------------------------------------------------------------------
+    def resolve_options(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
+        """All rule options with defaults filled in; unknown names or values raise InvalidActionError."""
+        known = {o.name: o for o in self.options}
+        given = dict(given or {})
+        unknown = set(given) - set(known)
+        if unknown:
+            raise InvalidActionError(
+                f"unknown rule option(s) {sorted(unknown)} for {self.name}; known: {sorted(known) or 'none'}"
+            )
+        return {n: o.check(given.get(n, o.default)) for n, o in known.items()}
+
+    def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
+        names = tuple(players)
+        if not self.min_players <= len(names) <= self.max_players:
+            raise InvalidActionError(
+                f"{self.title} takes {self.min_players} to {self.max_players} players, got {len(names)}"
+            )
+        if len(set(names)) != len(names) or any(not n.strip() for n in names):
+            raise InvalidActionError(f"player names must be distinct and non-empty, got {list(names)}")
+        return names
+
+    # --- the contract -------------------------------------------------------------------------
+    @abstractmethod
+    def initial_state(
+        self, players: Sequence[str], options: Mapping[str, str] | None = None, *, seed: int | None = None
+    ) -> S:
+        """The state before the first action. ``seed`` only drives a random setup; the same seed gives
+        the same setup."""
+
+    @abstractmethod
+    def legal_actions(self, state: S) -> list[A]:
+        """Every legal decision now; empty when chance is awaited or the game is over."""
+
+    @abstractmethod
+    def apply(self, state: S, action: A) -> S:
+        """The state after ``action``; raises IllegalActionError (never mutates ``state``)."""
+
+    @abstractmethod
+    def score(self, state: S) -> Score:
+        """Every player's score now, with a breakdown."""
+
+    @abstractmethod
+    def status(self, state: S) -> Status:
+        """Whose turn, which phase, what is awaited, finished, winners, defects."""
+
+    @abstractmethod
+    def random_chance(self, state: S, rng: random.Random) -> A:
+        """A chance action (a roll, a draw) drawn from ``rng``; only called when chance is awaited."""
+
+    # --- text and JSON ------------------------------------------------------------------------
+    def state_to_json(self, state: S) -> str:
+        return serial.dumps(state)
+
+    def state_from_json(self, text: str) -> S:
+        result: S = serial.loads(self.state_type, text)
+        return result
+
+    def action_to_json(self, action: A) -> str:
+        return serial.dumps(action)
+
+    def action_from_json(self, text: str) -> A:
+        result: A = serial.loads(self.action_type, text)
+        return result
+
+    def action_text(self, action: A) -> str:
+        """Short text that :meth:`parse_action` turns back into ``action``. Defaults to ``str()``."""
+        return str(action)
+
+    @abstractmethod
+    def parse_action(self, text: str, state: S | None = None) -> A:
+        """Rebuild an action from its text; raise InvalidActionError quoting ``text`` if it means nothing."""
+
+    def check_state(self, state: S) -> S:
+        """Raise InvalidStateError listing the defects of ``state``, or return it."""
+        defects = self.status(state).defects
+        if defects:
+            raise InvalidStateError(f"{self.name} state is inconsistent: {'; '.join(defects)}")
+        return state
+
+
+_REGISTRY: dict[str, Game[Any, Any]] = {}
+#: Modules that define games; importing one registers its game. Kept here so that
+#: ``find_game`` works without the caller importing the module first.
+GAME_MODULES: dict[str, str] = {
+    "pasa": "engine.pasa",
+    "pyradice": "engine.pyradice",
+    "pyramido": "engine.pyramido",
+    "dicetreasure": "engine.dicetreasure",
+}
+ALIASES: dict[str, str] = {
+    "paša-řada-pyramida": "pasa",
+    "pasa-rada-pyramida": "pasa",
+    "pyramido-ft": "pyramido",
+    "dice-treasure": "dicetreasure",
+}
+
+
+def register(game_cls: type[Game[Any, Any]]) -> type[Game[Any, Any]]:
+    """Class decorator: register one instance of a game class under its ``name``."""
+    _REGISTRY[game_cls.name] = game_cls()
+    return game_cls
+
+
+def find_game(name: str) -> Game[Any, Any]:
+    """The game registered under ``name`` (or an alias); raise ValueError listing the known games."""
+    import importlib
+
+    key = ALIASES.get(name.lower(), name.lower())
+    if key not in _REGISTRY and key in GAME_MODULES:
+        importlib.import_module(GAME_MODULES[key])
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(sorted(GAME_MODULES))}") from None
