@@ -60,8 +60,8 @@ def test_serial_rejects_bad_json_naming_the_place(text: str, needle: str) -> Non
 def test_die_text_round_trip_and_bad_faces() -> None:
     assert Die.parse(str(Die(4, "maroon"))) == Die(4, "maroon")
     assert Die.parse("6") == Die(6)
-    for bad in ("7", "x", "red:0"):
-        with pytest.raises(InvalidActionError, match=repr(bad.rpartition(":")[2]) if bad != "x" else "'x'"):
+    for bad, needle in (("7", "value 7 "), ("x", "'x'"), ("red:0", "value 0 ")):
+        with pytest.raises(InvalidActionError, match=needle):
             Die.parse(bad)
 
 
@@ -73,11 +73,6 @@ def test_errors_are_value_errors() -> None:
 def test_unknown_game_lists_known_games() -> None:
     with pytest.raises(ValueError, match="known games: dicetreasure, pasa, pyradice, pyramido"):
         find_game("chess")
-
-
-def test_every_command_module_and_benchmark_exists() -> None:
-    for name in [*cli.COMMAND_MODULES, *cli.BENCHMARKS.values()]:
-        assert cli._import_optional(name) is not None, f"{name} is missing"
 
 
 def test_cli_help_lists_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
