@@ -4,6 +4,7 @@ and the evaluation's matching; none of it needs torch."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -88,3 +89,32 @@ def test_iou_and_one_to_one_matching() -> None:
     assert match(found, [0.9, 0.5, 0.8], truth) == [(0, 0)]
     assert summarise(9, 1, 0) == {"precision": 0.9, "recall": 1.0}
     assert summarise(0, 0, 0) == {"precision": 1.0, "recall": 1.0}
+
+
+def test_folding_batch_norm_keeps_the_network_and_onnx_weights_load_back(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
+    import warnings
+
+    from vision.detect_train import build_net, export, fold, load_onnx
+
+    torch.manual_seed(0)
+    net = build_net()
+    with torch.no_grad():
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):  # give every batch norm non-trivial statistics
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.5, 0.5)
+    net.eval()
+    x = torch.rand(1, 3, 64, 96)
+    folded = fold(net)
+    folded.eval()
+    assert torch.allclose(net(x), folded(x), atol=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's exporter warns about its own deprecations
+        export(folded, tmp_path / "m.onnx")
+    loaded = load_onnx(tmp_path / "m.onnx")
+    loaded.eval()
+    assert torch.allclose(folded(x), loaded(x), atol=1e-4)

@@ -95,20 +95,25 @@ def rendered_samples(count: int, seed: int) -> list[Sample]:
     return out
 
 
-def augment(sample: Sample, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """A CROP x CROP uint8 BGR crop and its dice (x0, y0, x1, y1, angle) in crop pixels."""
+def augment(sample: Sample, rng: np.random.Generator, size: int = CROP, near_die: float = 0.6) -> tuple[
+    np.ndarray, np.ndarray
+]:
+    """A ``size`` x ``size`` uint8 BGR crop and its dice (x0, y0, x1, y1, angle) in crop pixels.
+
+    A fraction ``near_die`` of crops is centred near a die, the rest anywhere in the image.
+    """
     image = sample.image()
     boxes = sample.boxes.copy()
     h, w = image.shape[:2]
     if len(boxes):
         sizes = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
-        size = float(np.median(sizes))
+        die = float(np.median(sizes))
     else:
-        size = 40.0
+        die = 40.0
     target = math.exp(rng.uniform(math.log(10), math.log(64))) if rng.random() < 0.9 else rng.uniform(64, 110)
     # Never shrink a photo below 160 px on its short side: a close-up's large dice then stay large
     # rather than becoming a tiny picture in a sea of padding.
-    scale = max(target / max(size, 1.0), 160 / min(h, w))
+    scale = max(target / max(die, 1.0), 160 / min(h, w))
     aspect = math.exp(rng.uniform(-0.15, 0.15))
     sx, sy = scale * aspect, scale / aspect
     nw, nh = max(1, round(w * sx)), max(1, round(h * sy))
@@ -132,15 +137,15 @@ def augment(sample: Sample, rng: np.random.Generator) -> tuple[np.ndarray, np.nd
     ih, iw = image.shape[:2]
     # Crop window: often around a die so most crops hold some, else anywhere (where the table's own
     # look-alikes, such as the round buttons of the Byler photo sheet, teach the network what is not a die).
-    if len(boxes) and rng.random() < 0.6:
+    if len(boxes) and rng.random() < near_die:
         b = boxes[int(rng.integers(len(boxes)))]
-        cx = (b[0] + b[2]) / 2 + rng.uniform(-CROP / 2.5, CROP / 2.5)
-        cy = (b[1] + b[3]) / 2 + rng.uniform(-CROP / 2.5, CROP / 2.5)
+        cx = (b[0] + b[2]) / 2 + rng.uniform(-size / 2.5, size / 2.5)
+        cy = (b[1] + b[3]) / 2 + rng.uniform(-size / 2.5, size / 2.5)
     else:
         cx, cy = rng.uniform(0, iw), rng.uniform(0, ih)
-    ox, oy = round(float(cx) - CROP / 2), round(float(cy) - CROP / 2)
-    crop = np.full((CROP, CROP, 3), PAD_VALUE, np.uint8)
-    sx0, sy0, sx1, sy1 = max(0, ox), max(0, oy), min(iw, ox + CROP), min(ih, oy + CROP)
+    ox, oy = round(float(cx) - size / 2), round(float(cy) - size / 2)
+    crop = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    sx0, sy0, sx1, sy1 = max(0, ox), max(0, oy), min(iw, ox + size), min(ih, oy + size)
     if sx1 > sx0 and sy1 > sy0:
         crop[sy0 - oy : sy1 - oy, sx0 - ox : sx1 - ox] = image[sy0:sy1, sx0:sx1]
     boxes[:, [0, 2]] -= ox
@@ -199,13 +204,18 @@ def targets(boxes: np.ndarray, size: int = CROP) -> dict[str, np.ndarray]:
     return {"heat": heat[None], "reg": reg, "mask": mask[None], "amask": amask[None]}
 
 
-def build_net() -> Any:
+def build_net(folded: bool = False) -> Any:
+    """The detector network; ``folded`` builds it with batch norm folded into the convolutions' biases
+    (as exported to ONNX), for the fine-tuning phase."""
     import torch
     from torch import nn
 
+    def norm(c: int) -> nn.Module:
+        return nn.Identity() if folded else nn.BatchNorm2d(c)
+
     def cbr(cin: int, cout: int, k: int = 3, stride: int = 1, groups: int = 1) -> nn.Sequential:
         return nn.Sequential(
-            nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU()
+            nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=folded), norm(cout), nn.ReLU()
         )
 
     class Block(nn.Module):
@@ -214,7 +224,7 @@ def build_net() -> Any:
         def __init__(self, c: int) -> None:
             super().__init__()
             self.dw = cbr(c, c, 3, 1, groups=c)
-            self.pw = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c))
+            self.pw = nn.Sequential(nn.Conv2d(c, c, 1, bias=folded), norm(c))
             self.act = nn.ReLU()
 
         def forward(self, x: Any) -> Any:
@@ -271,15 +281,16 @@ def loss_fn(out: Any, batch: dict[str, Any]) -> tuple[Any, dict[str, float]]:
     return total, {"focal": float(focal.detach()), "reg": float(reg.detach()), "ang": float(ang.detach())}
 
 
-def make_batch(samples: list[Sample], weights: np.ndarray, rng: np.random.Generator, size: int) -> dict[str, Any]:
+def make_batch(samples: list[Sample], weights: np.ndarray, rng: np.random.Generator, size: int, crop: int = CROP,
+               near_die: float = 0.6) -> dict[str, Any]:
     import torch
 
     images, heats, regs, masks, amasks = [], [], [], [], []
     for _ in range(size):
         sample = samples[int(rng.choice(len(samples), p=weights))]
-        crop, boxes = augment(sample, rng)
-        t = targets(boxes)
-        images.append(crop.astype(np.float32).transpose(2, 0, 1) / 255.0)
+        image, boxes = augment(sample, rng, crop, near_die)
+        t = targets(boxes, crop)
+        images.append(image.astype(np.float32).transpose(2, 0, 1) / 255.0)
         heats.append(t["heat"])
         regs.append(t["reg"])
         masks.append(t["mask"])
@@ -291,6 +302,64 @@ def make_batch(samples: list[Sample], weights: np.ndarray, rng: np.random.Genera
         "mask": torch.from_numpy(np.stack(masks)),
         "amask": torch.from_numpy(np.stack(amasks)),
     }
+
+
+def convs_in_order(net: Any) -> list[Any]:
+    """The network's convolutions in the order a forward pass runs them (the ONNX graph's order)."""
+    import torch
+    from torch import nn
+
+    order: list[Any] = []
+    convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    hooks = [m.register_forward_hook(lambda m, i, o: order.append(m)) for m in convs]
+    with torch.no_grad():
+        net.eval()
+        net(torch.zeros(1, 3, 64, 64))
+    for h in hooks:
+        h.remove()
+    return order
+
+
+def fold(net: Any) -> Any:
+    """A folded copy of a trained network: each batch norm's scale and shift moved into its convolution."""
+    import torch
+    from torch import nn
+
+    folded = build_net(folded=True)
+    pairs: dict[int, Any] = {}
+    modules = list(net.modules())
+    for i, m in enumerate(modules):
+        if isinstance(m, nn.Conv2d) and i + 1 < len(modules) and isinstance(modules[i + 1], nn.BatchNorm2d):
+            pairs[id(m)] = modules[i + 1]
+    with torch.no_grad():
+        for src, dst in zip(convs_in_order(net), convs_in_order(folded), strict=True):
+            weight = src.weight.detach().clone()
+            bias = src.bias.detach().clone() if src.bias is not None else torch.zeros(weight.shape[0])
+            bn = pairs.get(id(src))
+            if bn is not None:
+                scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+                weight = weight * scale[:, None, None, None]
+                bias = (bias - bn.running_mean) * scale + bn.bias
+            dst.weight.copy_(weight)
+            dst.bias.copy_(bias)
+    return folded
+
+
+def load_onnx(path: Path) -> Any:
+    """A folded network holding the weights of an exported ``dice-detect.onnx`` (to fine-tune it)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    net = build_net(folded=True)
+    with torch.no_grad():
+        for node, conv in zip(convs, convs_in_order(net), strict=True):
+            conv.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            conv.bias.copy_(torch.from_numpy(init[node.input[2]].copy()))
+    return net
 
 
 def export(net: Any, path: Path) -> None:
@@ -380,16 +449,71 @@ def evaluate_all(models_dir: Path, shared: Path, threshold: float) -> dict[str, 
     return out
 
 
+def train_phase(net: Any, samples: list[Sample], share: dict[str, float], rng: np.random.Generator, steps: int,
+                lr: float, batch: int, crop: int, near_die: float, desc: str, one_cycle: bool,
+                snapshots: Path | None = None) -> None:
+    """Optimise ``net`` for ``steps`` batches drawn from ``samples`` with ``share`` of each source."""
+    import torch
+    from tqdm import tqdm
+
+    counts = {k: sum(1 for s in samples if s.source == k) for k in share}
+    weights = np.array([share.get(s.source, 0.0) / max(counts.get(s.source, 0), 1) for s in samples])
+    weights /= weights.sum()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched: Any = (
+        torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+        if one_cycle
+        else torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
+    )
+    net.train()
+    # Batches are made one ahead in a second thread (OpenCV releases the GIL); one producer keeps
+    # the sequence of batches, and so the run, reproducible.
+    ahead: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=2)
+
+    def produce() -> None:
+        for _ in range(steps):
+            ahead.put(make_batch(samples, weights, rng, batch, crop, near_die))
+
+    threading.Thread(target=produce, daemon=True).start()
+    avg: dict[str, float] = {}
+    bar = tqdm(range(steps), desc=desc, unit="step")
+    for step in bar:
+        if snapshots and step and step % 200 == 0:
+            snapshots.mkdir(parents=True, exist_ok=True)
+            export(net, snapshots / f"{desc}-step{step}.onnx")
+            net.train()
+        data = ahead.get()
+        loss, parts = loss_fn(net(data["image"]), data)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        avg = {k: 0.98 * avg.get(k, v) + 0.02 * v for k, v in parts.items()}
+        bar.set_postfix({k: f"{v:.3f}" for k, v in avg.items()})
+    net.eval()
+
+
+#: Source shares of the main phase and of the fine-tuning phase, which puts the whole real tables in
+#: front of the network (larger crops, mostly anywhere) so that their look-alikes are learnt as not dice.
+MAIN_SHARE = {"rune55": 0.3, "byler": 0.4, "render": 0.3}
+FINE_SHARE = {"rune55": 0.2, "byler": 0.5, "render": 0.3}
+FINE_CROP = 224
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vision.detect_train", description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=5000, help="optimiser steps (default 5000)")
+    parser.add_argument("--steps", type=int, default=5000, help="main-phase optimiser steps (default 5000)")
+    parser.add_argument("--fine-steps", type=int, default=800, help="fine-tuning steps (default 800)")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--rendered", type=int, default=150, help="rendered scenes in the pool")
     parser.add_argument("--lr", type=float, default=4e-3)
+    parser.add_argument("--fine-lr", type=float, default=5e-4)
     parser.add_argument("--models-dir", type=Path, default=MODELS_DIR)
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--threshold", type=float, default=0.5, help="heat threshold written to the card")
     parser.add_argument("--snapshots", type=Path, help="also export the network here every 200 steps")
+    parser.add_argument("--fine-tune-from", type=Path,
+                        help="skip the main phase: fine-tune the weights of this exported dice-detect.onnx")
     parser.add_argument("--no-eval", action="store_true", help="skip measuring on the photos after training")
     parser.add_argument("--eval-only", action="store_true",
                         help="only measure the model already in --models-dir and rewrite its card's metrics")
@@ -399,66 +523,43 @@ def main(argv: list[str] | None = None) -> int:
 
         card = read_card("dice-detect", args.models_dir)
         measured = {"threshold": args.threshold, "match": MATCH_RULE,
-                   **evaluate_all(args.models_dir, args.shared, args.threshold)}
+                    **evaluate_all(args.models_dir, args.shared, args.threshold)}
         write_card(args.models_dir, measured, card.training)
         print(json.dumps(measured, indent=1))
         return 0
 
     import torch
-    from tqdm import tqdm
 
     torch.set_num_threads(1)  # two OpenMP threads spin-wait badly on a shared machine
-    torch.manual_seed(SEED)
     cv2.setNumThreads(1)
-    rng = np.random.default_rng(SEED)
     started = time.time()
-
-    real = real_samples(args.shared)
-    rendered = rendered_samples(args.rendered, SEED + 1)
-    samples = real + rendered
-    share = {"rune55": 0.3, "byler": 0.4, "render": 0.3}
-    counts = {k: sum(1 for s in samples if s.source == k) for k in share}
-    weights = np.array([share[s.source] / max(counts[s.source], 1) for s in samples])
-    weights /= weights.sum()
-
-    net = build_net()
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.1)
-    net.train()
-    bar = tqdm(range(args.steps), desc="dice-detect", unit="step")
-    avg: dict[str, float] = {}
-    # Batches are made one ahead in a second thread (OpenCV releases the GIL); one producer keeps
-    # the sequence of batches, and so the run, reproducible.
-    ahead: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=2)
-
-    def produce() -> None:
-        for _ in range(args.steps):
-            ahead.put(make_batch(samples, weights, rng, args.batch))
-
-    threading.Thread(target=produce, daemon=True).start()
-    for step in bar:
-        if args.snapshots and step and step % 200 == 0:
-            args.snapshots.mkdir(parents=True, exist_ok=True)
-            export(net, args.snapshots / f"step{step}.onnx")
-            net.train()
-        batch = ahead.get()
-        out = net(batch["image"])
-        loss, parts = loss_fn(out, batch)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        avg = {k: 0.98 * avg.get(k, v) + 0.02 * v for k, v in parts.items()}
-        bar.set_postfix({k: f"{v:.3f}" for k, v in avg.items()})
+    samples = real_samples(args.shared) + rendered_samples(args.rendered, SEED + 1)
+    counts = {k: sum(1 for s in samples if s.source == k) for k in MAIN_SHARE}
+    if args.fine_tune_from:
+        net = load_onnx(args.fine_tune_from)
+    else:
+        torch.manual_seed(SEED)
+        net = build_net()
+        train_phase(net, samples, MAIN_SHARE, np.random.default_rng(SEED), args.steps, args.lr, args.batch, CROP,
+                    0.6, "dice-detect", one_cycle=True, snapshots=args.snapshots)
+        net = fold(net)
+    # The fine-tuning phase has its own seeds, so it is the same whether or not the main phase ran in
+    # this process (--fine-tune-from the main phase's export gives the same network).
+    torch.manual_seed(SEED + 2)
+    train_phase(net, samples, FINE_SHARE, np.random.default_rng(SEED + 2), args.fine_steps, args.fine_lr,
+                args.batch, FINE_CROP, 0.3, "dice-detect-fine", one_cycle=False, snapshots=args.snapshots)
     args.models_dir.mkdir(parents=True, exist_ok=True)
     export(net, args.models_dir / "dice-detect.onnx")
     training = {
         "data": f"rune55 (all {counts['rune55']}), byler train split ({counts['byler']}), "
-        f"{counts['render']} rendered scenes (vision.render, seed {SEED + 1}); 160x160 augmented crops",
+        f"{counts['render']} rendered scenes (vision.render, seed {SEED + 1}); augmented crops "
+        f"({CROP} px main phase, {FINE_CROP} px fine-tuning)",
         "command": "make train (python -m vision.detect_train)",
-        "seed": SEED, "steps": args.steps, "batch": args.batch, "lr": args.lr,
-        "minutes": round((time.time() - started) / 60, 1),
+        "seed": SEED, "steps": args.steps, "fine_steps": args.fine_steps, "batch": args.batch, "lr": args.lr,
+        "fine_lr": args.fine_lr, "minutes": round((time.time() - started) / 60, 1),
     }
+    if args.fine_tune_from:
+        training["fine_tuned_from"] = "the main phase's export (same seeds; --fine-tune-from)"
     metrics: dict[str, Any] = {"threshold": args.threshold, "match": MATCH_RULE}
     write_card(args.models_dir, metrics, training)
     if not args.no_eval:
