@@ -44,6 +44,11 @@ from engine.pyradice.state import (
     take,
 )
 
+# Enum member look-ups are slow in the hot loop; plain module constants are not.
+_ROLL_OFF, _TAKE, _PLACE, _SKILL, _ROLL, _OVER = (
+    Phase.ROLL_OFF, Phase.TAKE, Phase.PLACE, Phase.SKILL, Phase.ROLL, Phase.OVER
+)
+
 OPTIONS: tuple[RuleOption, ...] = (
     RuleOption(
         "peak",
@@ -62,8 +67,12 @@ OPTIONS: tuple[RuleOption, ...] = (
 )
 
 
-def _cached_defects(state: PyradiceState) -> tuple[str, ...] | None:
+def _defects(state: PyradiceState) -> tuple[str, ...]:
+    """The state's defects, computed once per state object (states made by ``apply`` are marked valid)."""
     found: tuple[str, ...] | None = state.__dict__.get("_defects")
+    if found is None:
+        found = tuple(_GAME.defects(state))
+        state.__dict__["_defects"] = found
     return found
 
 
@@ -88,12 +97,12 @@ def setup(
     plist = tuple(PlayerState(n) for n in names)
     if first is None:
         seats = tuple(range(len(names)))
-        state = PyradiceState(plist, quarry, board, tuple(cards), opts, Phase.ROLL_OFF, rolling=seats)
+        state = PyradiceState(plist, quarry, board, tuple(cards), opts, _ROLL_OFF, rolling=seats)
     else:
         if first not in names:
             raise InvalidActionError(f"first player {first!r} is not one of {list(names)}")
         seat = names.index(first)
-        state = PyradiceState(plist, quarry, board, tuple(cards), opts, Phase.TAKE, turn=seat, first=seat)
+        state = PyradiceState(plist, quarry, board, tuple(cards), opts, _TAKE, turn=seat, first=seat)
     return game.check_state(state)
 
 
@@ -152,17 +161,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- legality -----------------------------------------------------------------------------
     def legal_actions(self, state: PyradiceState) -> list[Action]:
-        if self.status(state).defects:
+        if _defects(state):
             return []
         phase = state.phase
-        if phase is Phase.TAKE:
+        if phase is _TAKE:
             out: list[Action] = [take(p) for p in state.quarry.available()]
             if state.mover.reserve is not None:
                 out.append(USE_RESERVE)
             return out
-        if phase is Phase.PLACE:
+        if phase is _PLACE:
             return [place(s) for s in pyr.legal_slots(state.mover.pyramid)]
-        if phase is Phase.SKILL:
+        if phase is _SKILL:
             return [*self._skill_uses(state), PASS]
         return []
 
@@ -191,17 +200,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- applying actions ---------------------------------------------------------------------
     def apply(self, state: PyradiceState, action: Action) -> PyradiceState:
-        defects = self.status(state).defects
+        defects = _defects(state)
         if defects:
             raise InvalidStateError(f"cannot play on from an inconsistent state: {'; '.join(defects)}")
         phase = state.phase
-        if phase is Phase.OVER:
+        if phase is _OVER:
             raise IllegalActionError(f"{action} is not possible: the game is over")
         if isinstance(action, RollOff):
             new = self._roll_off(state, action)
         elif isinstance(action, Roll):
             new = self._roll(state, action)
-        elif phase is Phase.ROLL_OFF or phase is Phase.ROLL:
+        elif phase is _ROLL_OFF or phase is _ROLL:
             raise IllegalActionError(f"{action} is not possible: a {phase.value} is awaited")
         elif isinstance(action, Take | UseReserve):
             new = self._take(state, action)
@@ -214,25 +223,16 @@ class PyradiceGame(Game[PyradiceState, Action]):
         return _mark_valid(new)
 
     def _with(self, state: PyradiceState, **changes: object) -> PyradiceState:
-        fields = {
-            "players": state.players,
-            "quarry": state.quarry,
-            "board": state.board,
-            "cards": state.cards,
-            "options": state.options,
-            "phase": state.phase,
-            "turn": state.turn,
-            "first": state.first,
-            "rolling": state.rolling,
-            "hand": state.hand,
-            "placed": state.placed,
-            "pending": state.pending,
-        }
+        # The hot path of every action: copy the fields without re-running the frozen __init__.
+        new = object.__new__(PyradiceState)
+        fields = new.__dict__
+        fields.update(state.__dict__)
         fields.update(changes)
-        return PyradiceState(**fields)  # type: ignore[arg-type]
+        fields.pop("_defects", None)
+        return new
 
     def _roll_off(self, state: PyradiceState, action: RollOff) -> PyradiceState:
-        if state.phase is not Phase.ROLL_OFF:
+        if state.phase is not _ROLL_OFF:
             raise IllegalActionError(f"{action} is not possible: the first player is already known")
         values = tuple(action.values)
         if len(values) != len(state.rolling):
@@ -244,19 +244,19 @@ class PyradiceGame(Game[PyradiceState, Action]):
         top = max(values)
         best = tuple(seat for seat, v in zip(state.rolling, values, strict=True) if v == top)
         if len(best) == 1:
-            return self._with(state, phase=Phase.TAKE, turn=best[0], first=best[0], rolling=())
+            return self._with(state, phase=_TAKE, turn=best[0], first=best[0], rolling=())
         again = best if state.options.get("first_tie", "reroll_tied") == "reroll_tied" else state.rolling
         return self._with(state, rolling=again)
 
     def _take(self, state: PyradiceState, action: Take | UseReserve) -> PyradiceState:
-        if state.phase is not Phase.TAKE:
+        if state.phase is not _TAKE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
         me = state.mover
         if isinstance(action, UseReserve):
             if me.reserve is None:
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
             players = _replace_player(state.players, state.turn, PlayerState(me.name, me.pyramid, None))
-            return self._with(state, players=players, phase=Phase.PLACE, hand=me.reserve)
+            return self._with(state, players=players, phase=_PLACE, hand=me.reserve)
         pos = action.position
         die = state.quarry.dice.get(pos)
         try:
@@ -265,10 +265,10 @@ class PyradiceGame(Game[PyradiceState, Action]):
             raise IllegalActionError(
                 f"{exc}; {legal_hint(position_text(p) for p in state.quarry.available())}"
             ) from None
-        return self._with(state, quarry=quarry, phase=Phase.PLACE, hand=die)
+        return self._with(state, quarry=quarry, phase=_PLACE, hand=die)
 
     def _place(self, state: PyradiceState, action: Place) -> PyradiceState:
-        if state.phase is not Phase.PLACE:
+        if state.phase is not _PLACE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
         me = state.mover
         problem = pyr.slot_problem(me.pyramid, action.slot)
@@ -279,13 +279,13 @@ class PyradiceGame(Game[PyradiceState, Action]):
         pyramid = dict(me.pyramid)
         pyramid[action.slot] = state.hand
         players = _replace_player(state.players, state.turn, PlayerState(me.name, pyramid, me.reserve))
-        new = self._with(state, players=players, phase=Phase.SKILL, hand=None, placed=action.slot)
+        new = self._with(state, players=players, phase=_SKILL, hand=None, placed=action.slot)
         if action.slot[0] >= 2 and self._has_skill_use(new):
             return new
         return self._end_turn(new)
 
     def _skill(self, state: PyradiceState, action: Skill | Pass) -> PyradiceState:
-        if state.phase is not Phase.SKILL:
+        if state.phase is not _SKILL:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
         if isinstance(action, Pass):
             return self._end_turn(state)
@@ -304,11 +304,11 @@ class PyradiceGame(Game[PyradiceState, Action]):
         players = _replace_player(state.players, state.turn, PlayerState(me.name, effect.pyramid, effect.reserve))
         new = self._with(state, players=players, quarry=effect.quarry)
         if effect.pending is not None:
-            return self._with(new, phase=Phase.ROLL, pending=effect.pending)
+            return self._with(new, phase=_ROLL, pending=effect.pending)
         return self._end_turn(new)
 
     def _roll(self, state: PyradiceState, action: Roll) -> PyradiceState:
-        if state.phase is not Phase.ROLL:
+        if state.phase is not _ROLL:
             raise IllegalActionError(f"{action} is not possible: no re-roll is awaited")
         v = action.value
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
@@ -324,14 +324,14 @@ class PyradiceGame(Game[PyradiceState, Action]):
         n = len(state.players)
         nxt = (state.turn + 1) % n
         if nxt == state.first and len(state.players[state.turn].pyramid) >= pyr.FULL:
-            return self._with(state, phase=Phase.OVER, placed=None, pending=None)
-        return self._with(state, phase=Phase.TAKE, turn=nxt, placed=None, pending=None)
+            return self._with(state, phase=_OVER, placed=None, pending=None)
+        return self._with(state, phase=_TAKE, turn=nxt, placed=None, pending=None)
 
     # --- chance -------------------------------------------------------------------------------
     def random_chance(self, state: PyradiceState, rng: random.Random) -> Action:
-        if state.phase is Phase.ROLL_OFF:
+        if state.phase is _ROLL_OFF:
             return RollOff(tuple(rng.randint(1, 6) for _ in state.rolling))
-        if state.phase is Phase.ROLL:
+        if state.phase is _ROLL:
             return Roll(rng.randint(1, 6))
         raise IllegalActionError(f"no chance is awaited in phase {state.phase.value}")
 
@@ -364,18 +364,15 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- status and consistency ---------------------------------------------------------------
     def status(self, state: PyradiceState) -> Status:
-        defects = _cached_defects(state)
-        if defects is None:
-            defects = tuple(self.defects(state))
-            state.__dict__["_defects"] = defects
+        defects = _defects(state)
         phase = state.phase
-        if phase is Phase.OVER:
+        if phase is _OVER:
             winners = () if defects else self.winners(state)
             return Status(None, phase.value, "nothing", True, winners, defects)
         to_move = state.players[state.turn].name if 0 <= state.turn < len(state.players) else None
-        if phase is Phase.ROLL_OFF:
+        if phase is _ROLL_OFF:
             to_move = None
-        awaiting = "chance" if phase in (Phase.ROLL_OFF, Phase.ROLL) else "decision"
+        awaiting = "chance" if phase in (_ROLL_OFF, _ROLL) else "decision"
         return Status(to_move, phase.value, awaiting, False, (), defects)
 
     def defects(self, state: PyradiceState) -> list[str]:
@@ -426,17 +423,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
         phase = state.phase
         if not (0 <= state.turn < n and 0 <= state.first < n):
             return [f"turn={state.turn} / first={state.first} is not a seat 0..{n - 1}"]
-        if (state.hand is not None) != (phase is Phase.PLACE):
+        if (state.hand is not None) != (phase is _PLACE):
             out.append(f"a die in hand ({state.hand}) goes with phase place, not {phase.value}")
-        if (state.placed is not None) != (phase in (Phase.SKILL, Phase.ROLL)):
+        if (state.placed is not None) != (phase in (_SKILL, _ROLL)):
             out.append(f"a placed slot ({state.placed}) goes with phase skill or roll, not {phase.value}")
         elif state.placed is not None and state.placed not in state.mover.pyramid:
             out.append(f"the slot just placed ({pyr.slot_text(state.placed)}) holds no die")
-        if (state.pending is not None) != (phase is Phase.ROLL):
+        if (state.pending is not None) != (phase is _ROLL):
             out.append(f"an A2 re-roll target ({state.pending}) goes with phase roll, not {phase.value}")
         elif state.pending is not None and state.pending not in state.mover.pyramid:
             out.append(f"the re-roll target {pyr.slot_text(state.pending)} holds no die")
-        if phase is Phase.ROLL_OFF:
+        if phase is _ROLL_OFF:
             if any(p.pyramid for p in state.players):
                 out.append("pyramids hold dice before the first player is known")
             if not state.rolling or any(not 0 <= s < n for s in state.rolling):
@@ -448,8 +445,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         sizes = [len(p.pyramid) for p in state.players]
         order = [(state.first + j) % n for j in range(n)]
         done = order.index(state.turn)
-        mover_size = sizes[state.turn] - (1 if phase in (Phase.SKILL, Phase.ROLL) else 0)
-        if phase is Phase.OVER:
+        mover_size = sizes[state.turn] - (1 if phase in (_SKILL, _ROLL) else 0)
+        if phase is _OVER:
             expected = dict.fromkeys(range(n), pyr.FULL)
         else:
             expected = {seat: mover_size + (1 if j < done else 0) for j, seat in enumerate(order)}
@@ -467,6 +464,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
     # --- text ---------------------------------------------------------------------------------
     def parse_action(self, text: str, state: PyradiceState | None = None) -> Action:
         return parse_action(text)
+
+
+_GAME = PyradiceGame()
 
 
 def _replace_player(players: tuple[PlayerState, ...], seat: int, player: PlayerState) -> tuple[PlayerState, ...]:

@@ -54,6 +54,7 @@ class Geometry:
     covers: Mapping[Position, tuple[Position, ...]]  # the dice that would rest on it (cover its top)
     sides: Mapping[Position, tuple[Position, ...]]  # orthogonal neighbours in the same layer
     edges: Mapping[Position, int]  # sides at the board edge (always visible)
+    order: Mapping[Position, int]  # index in ``positions``
 
     def contains(self, pos: object) -> bool:
         return pos in self.supports
@@ -83,7 +84,8 @@ def geometry(boxes: int) -> Geometry:
         around = ((layer, r - 1, c), (layer, r + 1, c), (layer, r, c - 1), (layer, r, c + 1))
         sides[(layer, r, c)] = tuple(p for p in around if p in present)
         edges[(layer, r, c)] = sum(p not in present for p in around)
-    return Geometry(boxes, tuple(positions), supports, covers, sides, edges)
+    order = {p: i for i, p in enumerate(positions)}
+    return Geometry(boxes, tuple(positions), supports, covers, sides, edges, order)
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ class Quarry:
         return cls(geo.boxes, dict(dice))
 
     # --- geometry and availability -------------------------------------------------------------
-    @property
+    @cached_property
     def geometry(self) -> Geometry:
         return geometry(self.boxes)
 
@@ -147,11 +149,10 @@ class Quarry:
         top = 0 if any(p in self.dice for p in geo.covers[pos]) else 1
         return top + geo.edges[pos] + sum(p not in self.dice for p in geo.sides[pos])
 
-    def _is_available(self, pos: Position) -> bool:
-        if pos not in self.dice:
-            return False
-        geo = self.geometry
+    def _is_available(self, pos: Position, geo: Geometry) -> bool:
         dice = self.dice
+        if pos not in dice:
+            return False
         for p in geo.covers[pos]:
             if p in dice:
                 return False
@@ -163,7 +164,8 @@ class Quarry:
 
     @cached_property
     def _available(self) -> tuple[Position, ...]:
-        return tuple(p for p in self.geometry.positions if self._is_available(p))
+        geo = self.geometry
+        return tuple(p for p in geo.positions if self._is_available(p, geo))
 
     def available(self) -> list[Position]:
         """Positions of the available dice, in position order."""
@@ -176,40 +178,47 @@ class Quarry:
         return len(self.dice)
 
     # --- changes -----------------------------------------------------------------------------
-    def _check_available(self, pos: Position, what: str) -> None:
+    def _problem(self, pos: Position, what: str) -> IllegalActionError:
         if not self.geometry.contains(pos):
-            raise IllegalActionError(f"cannot {what} {pos!r}: not a position on this quarry board")
+            return IllegalActionError(f"cannot {what} {pos!r}: not a position on this quarry board")
         if pos not in self.dice:
-            raise IllegalActionError(f"cannot {what} {position_text(pos)}: that position is empty")
-        if pos not in self._available:
-            raise IllegalActionError(
-                f"cannot {what} {position_text(pos)}: only {self.visible_faces(pos)} visible faces, "
-                f"a die needs 3 to be available"
-            )
+            return IllegalActionError(f"cannot {what} {position_text(pos)}: that position is empty")
+        return IllegalActionError(
+            f"cannot {what} {position_text(pos)}: only {self.visible_faces(pos)} visible faces, "
+            f"a die needs 3 to be available"
+        )
+
+    def _derived(self, dice: dict[Position, Die], available: tuple[Position, ...]) -> Quarry:
+        # Build without re-running __init__ (hot path): same boxes, new dice, known availability.
+        new = object.__new__(Quarry)
+        new.__dict__.update(boxes=self.boxes, dice=dice, geometry=self.geometry, _available=available)
+        return new
 
     def remove(self, position: Position) -> Quarry:
         """The quarry after taking the available die at ``position`` (IllegalActionError otherwise)."""
-        self._check_available(position, "take")
-        dice = dict(self.dice)
+        avail = self._available
+        if position not in avail:
+            raise self._problem(position, "take")
+        dice = self.dice.copy()
         del dice[position]
-        new = Quarry(self.boxes, dice)
         # Removing a die only frees faces of its side neighbours and of the dice under it.
         geo = self.geometry
-        touched = set(geo.sides[position]) | set(geo.supports[position])
-        kept = [p for p in self._available if p != position]
-        kept.extend(p for p in touched if p not in self._available and new._is_available(p))
-        order = {p: i for i, p in enumerate(geo.positions)}
-        new.__dict__["_available"] = tuple(sorted(kept, key=order.__getitem__))
+        new = self._derived(dice, ())
+        kept = [p for p in avail if p != position]
+        for p in geo.sides[position] + geo.supports[position]:
+            if p not in avail and new._is_available(p, geo):
+                kept.append(p)
+        kept.sort(key=geo.order.__getitem__)
+        new.__dict__["_available"] = tuple(kept)
         return new
 
     def replace(self, position: Position, die: Die) -> Quarry:
         """The quarry with the available die at ``position`` exchanged for ``die`` (skill A4)."""
-        self._check_available(position, "swap with")
-        dice = dict(self.dice)
+        if position not in self._available:
+            raise self._problem(position, "swap with")
+        dice = self.dice.copy()
         dice[position] = die
-        new = Quarry(self.boxes, dice)
-        new.__dict__["_available"] = self._available  # same shape, same availability
-        return new
+        return self._derived(dice, self._available)  # same shape, same availability
 
     # --- consistency (for states read from the camera or JSON) ----------------------------------
     def defects(self) -> list[str]:
@@ -217,7 +226,7 @@ class Quarry:
         out: list[str] = []
         if self.boxes not in LAYOUTS:
             return [f"quarry boxes={self.boxes!r} is not 1 (2 players) or 2 (3-4 players)"]
-        geo = self.geometry
+        geo = geometry(self.boxes)
         for pos in self.dice:
             if not geo.contains(pos):
                 out.append(f"quarry position {pos!r} is not on the board")
