@@ -8,14 +8,15 @@ the face-up skill of any recess 2..5 with that skill's own limits. A2's outcome 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.pyradice.pyramid import SLOT_SET, SLOTS, Slot, slot_text
-from engine.pyradice.quarry import Quarry, position_text
-from engine.pyradice.state import Skill, skill
+from engine.pyradice.quarry import Position, Quarry, position_text
+from engine.pyradice.state import Skill
 
 #: Every skill side, with the reference sheet's wording.
 SKILL_TEXT: dict[str, str] = {
@@ -61,34 +62,68 @@ class Effect:
     pending: Slot | None = None
 
 
+# Interned uses: listing legal actions hands out the same objects every time, which keeps it cheap.
+@functools.cache
+def _plain(code: str, t: Slot) -> Skill:
+    return Skill(code, t)
+
+
+@functools.cache
+def _reserve(p: Position) -> Skill:
+    return Skill("B3", quarry=p)
+
+
+@functools.cache
+def _swap_quarry(t: Slot, p: Position) -> Skill:
+    return Skill("A4", t, quarry=p)
+
+
+@functools.cache
+def _step(t: Slot, v: int) -> tuple[Skill, ...]:
+    return tuple(Skill("B4", t, value=n) for n in (v - 1, v + 1) if 1 <= n <= 6)
+
+
+@functools.cache
+def _swap(a: Slot, b: Slot) -> Skill:
+    return Skill("A5", a, b)
+
+
+@functools.cache
+def _copy(t: Slot, v: int) -> Skill:
+    return Skill("B5", t, value=v)
+
+
+@functools.cache
+def _choose(t: Slot) -> tuple[Skill, ...]:
+    return tuple(Skill("A6", t, value=v) for v in range(1, 7))
+
+
 def legal_uses(
     code: str, pyramid: Mapping[Slot, Die], placed: Slot, reserve: Die | None, quarry: Quarry
 ) -> list[Skill]:
     """Every legal use of skill ``code`` (A2 uses leave the value to chance)."""
     targets = [s for s in SLOTS if s in pyramid and s != placed]
     if code in ("A2", "B2", "A3"):
-        return [skill(code, t) for t in targets]
+        return [_plain(code, t) for t in targets]
     if code == "B3":
-        return [skill("B3", quarry=p) for p in quarry.available()] if reserve is None else []
+        return [_reserve(p) for p in quarry.available()] if reserve is None else []
     if code == "A4":
         avail = quarry.available()
-        return [skill("A4", t, quarry=p) for t in targets for p in avail]
+        return [_swap_quarry(t, p) for t in targets for p in avail]
+    out: list[Skill] = []
     if code == "B4":
-        out = []
         for t in targets:
-            v = pyramid[t].value
-            if v > 1:
-                out.append(skill("B4", t, value=v - 1))
-            if v < 6:
-                out.append(skill("B4", t, value=v + 1))
+            out.extend(_step(t, pyramid[t].value))
         return out
     if code == "A5":
-        return [skill("A5", a, b) for n, a in enumerate(targets) for b in targets[n + 1 :]]
+        return [_swap(a, b) for n, a in enumerate(targets) for b in targets[n + 1 :]]
     if code == "B5":
         values = sorted({quarry.dice[p].value for p in quarry.available()})
-        return [skill("B5", t, value=v) for t in targets for v in values]
+        return [_copy(t, v) for t in targets for v in values]
     if code == "A6":
-        return [skill("A6", t, value=v) for t in targets for v in range(1, 7)]
+        for t in targets:
+            out.extend(_choose(t))
+        return out
     raise InvalidActionError(f"skill {code!r} has no uses of its own (B6 borrows another skill)")
 
 

@@ -205,11 +205,3 @@ def take(position: Position) -> Take:
 @functools.cache
 def place(slot: Slot) -> Place:
     return Place(slot)
-
-
-@functools.cache
-def skill(
-    code: str, target: Slot | None = None, other: Slot | None = None, quarry: Position | None = None,
-    value: int | None = None,
-) -> Skill:
-    return Skill(code, target, other, quarry, value)
