@@ -53,7 +53,7 @@ def table(
     for _ in range(len(used) + extra_taken):
         quarry = quarry.remove(quarry.available()[0])
     pool = Counter({c: DICE_PER_COLOUR * boxes_for(players) for c in COLOURS})
-    pool.subtract(Counter(d.colour for d in used))
+    pool.subtract(Counter(d.colour or "" for d in used))
     dice: dict[Position, Die] = {}
     for pos, die in quarry.dice.items():
         if quarry_values and pos in quarry_values:
@@ -61,7 +61,7 @@ def table(
         else:
             colour = max(COLOURS, key=lambda c: pool[c])
             dice[pos] = Die(die.value, colour)
-        pool[dice[pos].colour] -= 1
+        pool[dice[pos].colour or ""] -= 1
     state = PyradiceState(
         tuple(PlayerState(n, dict(p), reserves.get(i)) for i, (n, p) in enumerate(zip(names, pyramids, strict=False))),
         Quarry(quarry.boxes, dice),
