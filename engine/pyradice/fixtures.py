@@ -21,9 +21,9 @@ DEFAULT_BOARD = Board(("A2", "A3", "A4", "A5", "A6"), ("C6", "D2", "C3", "D4", "
 DEFAULT_CARDS = (Card("Many", "white"), Card("Height", "gray"), Card("Pairs", "maroon"), Card("Big", "orange"))
 
 
-def filler(count: int, colour: str = "orange", value: int = 1) -> dict[Slot, Die]:
-    """A legal pyramid of ``count`` dice, filled level by level from the left."""
-    return {s: Die(value, colour) for s in SLOTS[:count]}
+def filler(count: int, colour: str | None = None, value: int = 1) -> dict[Slot, Die]:
+    """A legal pyramid of ``count`` dice, filled level by level from the left; colours cycle unless given."""
+    return {s: Die(value, colour or COLOURS[n % 4]) for n, s in enumerate(SLOTS[:count])}
 
 
 def table(

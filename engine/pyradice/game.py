@@ -263,7 +263,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
             quarry = state.quarry.remove(pos)
         except IllegalActionError as exc:
             raise IllegalActionError(
-                f"{exc}; {legal_hint(position_text(p) for p in state.quarry.available())}"
+                f"{exc}; {legal_hint(take(p) for p in state.quarry.available())}"
             ) from None
         return self._with(state, quarry=quarry, phase=_PLACE, hand=die)
 
@@ -273,7 +273,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         me = state.mover
         problem = pyr.slot_problem(me.pyramid, action.slot)
         if problem:
-            hint = legal_hint(pyr.slot_text(s) for s in pyr.legal_slots(me.pyramid))
+            hint = legal_hint(place(s) for s in pyr.legal_slots(me.pyramid))
             raise IllegalActionError(f"cannot place {state.hand} on {action.slot!r}: {problem}; {hint}")
         assert state.hand is not None
         pyramid = dict(me.pyramid)
