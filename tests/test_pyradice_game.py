@@ -442,3 +442,30 @@ def test_invariants_over_seeded_random_games(players: int, games: int, options: 
         assert G.defects(final) == []
         back = G.state_from_json(G.state_to_json(final))
         assert G.score(back) == G.score(final) and G.status(back) == G.status(final)
+
+
+def test_the_peak_option_changes_the_d3_score() -> None:
+    board = Board(DEFAULT_BOARD.skills, ("D3", "C2", "C7", "D4", "C5"))
+    ana = _balanced()
+    for i, v in enumerate([1, 2, 3, 4, 5, 6]):  # rises only: a peak at the right end, not a palindrome
+        ana[(1, i)] = Die(v, ana[(1, i)].colour)
+    unimodal = table([ana, _balanced()], board=board, phase=Phase.OVER)
+    palindrome = table([ana, _balanced()], board=board, phase=Phase.OVER, options={"peak": "palindrome"})
+    assert G.score(unimodal).players["ana"].breakdown["level 1 D3"] == 5
+    assert G.score(palindrome).players["ana"].breakdown["level 1 D3"] == 0
+    assert level_results(palindrome, palindrome.players[0])[1] == "impossible"
+
+
+def test_setup_from_what_the_camera_saw() -> None:
+    seen = {pos: Die(6 if pos[0] == 2 else 3, die.colour) for pos, die in Quarry.full(2).dice.items()}
+    quarry = Quarry.from_layout(2, seen)
+    s = setup(["ana", "ben"], quarry=quarry, board=DEFAULT_BOARD, cards=table([{}, {}]).cards, first="ben")
+    assert G.status(s).to_move == "ben" and G.legal_actions(s) == [Take((2, 0, 0)), Take((2, 0, 3)),
+                                                                   Take((2, 1, 0)), Take((2, 1, 3))]  # fmt: skip
+    with pytest.raises(InvalidActionError, match=r"\(3, 0, 0\) is not on the 2-player board"):
+        Quarry.from_layout(2, {(3, 0, 0): Die(1, "white")})
+    too_many = {pos: Die(1, "white") for pos in Quarry.full(2).dice}
+    with pytest.raises(InvalidStateError, match="47 white dice on the table; one box has 12"):
+        setup(["ana", "ben"], quarry=Quarry.from_layout(2, too_many), board=DEFAULT_BOARD, cards=s.cards)
+    with pytest.raises(InvalidActionError, match="'cleo' is not one of"):
+        setup(["ana", "ben"], quarry=quarry, board=DEFAULT_BOARD, cards=s.cards, first="cleo")
