@@ -8,7 +8,6 @@ the face-up skill of any recess 2..5 with that skill's own limits. A2's outcome 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -63,39 +62,24 @@ class Effect:
 
 
 # Interned uses: listing legal actions hands out the same objects every time, which keeps it cheap.
-@functools.cache
-def _plain(code: str, t: Slot) -> Skill:
-    return Skill(code, t)
+# Each table is keyed by the target slot first, then by the quarry position, value or second slot, so a
+# listing hashes small tuples once instead of building a cache key per use.
+_PLAIN: dict[str, dict[Slot, Skill]] = {code: {t: Skill(code, t) for t in SLOTS} for code in ("A2", "B2", "A3")}
+_CHOOSE: dict[Slot, tuple[Skill, ...]] = {t: tuple(Skill("A6", t, value=v) for v in range(1, 7)) for t in SLOTS}
+_STEP: dict[Slot, dict[int, tuple[Skill, ...]]] = {
+    t: {v: tuple(Skill("B4", t, value=n) for n in (v - 1, v + 1) if 1 <= n <= 6) for v in range(1, 7)} for t in SLOTS
+}
+_COPY: dict[Slot, dict[int, Skill]] = {t: {v: Skill("B5", t, value=v) for v in range(1, 7)} for t in SLOTS}
+_SWAP: dict[Slot, dict[Slot, Skill]] = {a: {b: Skill("A5", a, b) for b in SLOTS} for a in SLOTS}
+_RESERVE: dict[Position, Skill] = {}
+_SWAP_QUARRY: dict[Slot, dict[Position, Skill]] = {t: {} for t in SLOTS}
 
 
-@functools.cache
 def _reserve(p: Position) -> Skill:
-    return Skill("B3", quarry=p)
-
-
-@functools.cache
-def _swap_quarry(t: Slot, p: Position) -> Skill:
-    return Skill("A4", t, quarry=p)
-
-
-@functools.cache
-def _step(t: Slot, v: int) -> tuple[Skill, ...]:
-    return tuple(Skill("B4", t, value=n) for n in (v - 1, v + 1) if 1 <= n <= 6)
-
-
-@functools.cache
-def _swap(a: Slot, b: Slot) -> Skill:
-    return Skill("A5", a, b)
-
-
-@functools.cache
-def _copy(t: Slot, v: int) -> Skill:
-    return Skill("B5", t, value=v)
-
-
-@functools.cache
-def _choose(t: Slot) -> tuple[Skill, ...]:
-    return tuple(Skill("A6", t, value=v) for v in range(1, 7))
+    use = _RESERVE.get(p)
+    if use is None:
+        use = _RESERVE[p] = Skill("B3", quarry=p)
+    return use
 
 
 def legal_uses(
@@ -103,26 +87,40 @@ def legal_uses(
 ) -> list[Skill]:
     """Every legal use of skill ``code`` (A2 uses leave the value to chance)."""
     targets = [s for s in SLOTS if s in pyramid and s != placed]
-    if code in ("A2", "B2", "A3"):
-        return [_plain(code, t) for t in targets]
+    if code in _PLAIN:
+        table = _PLAIN[code]
+        return [table[t] for t in targets]
     if code == "B3":
         return [_reserve(p) for p in quarry.available()] if reserve is None else []
+    out: list[Skill] = []
     if code == "A4":
         avail = quarry.available()
-        return [_swap_quarry(t, p) for t in targets for p in avail]
-    out: list[Skill] = []
+        for t in targets:
+            row = _SWAP_QUARRY[t]
+            for p in avail:
+                use = row.get(p)
+                if use is None:
+                    use = row[p] = Skill("A4", t, quarry=p)
+                out.append(use)
+        return out
     if code == "B4":
         for t in targets:
-            out.extend(_step(t, pyramid[t].value))
+            out.extend(_STEP[t][pyramid[t].value])
         return out
     if code == "A5":
-        return [_swap(a, b) for n, a in enumerate(targets) for b in targets[n + 1 :]]
+        for n, a in enumerate(targets):
+            pairs = _SWAP[a]
+            out.extend([pairs[b] for b in targets[n + 1 :]])
+        return out
     if code == "B5":
         values = sorted({quarry.dice[p].value for p in quarry.available()})
-        return [_copy(t, v) for t in targets for v in values]
+        for t in targets:
+            row2 = _COPY[t]
+            out.extend([row2[v] for v in values])
+        return out
     if code == "A6":
         for t in targets:
-            out.extend(_choose(t))
+            out.extend(_CHOOSE[t])
         return out
     raise InvalidActionError(f"skill {code!r} has no uses of its own (B6 borrows another skill)")
 
