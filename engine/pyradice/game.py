@@ -26,6 +26,8 @@ from engine.pyradice.quarry import COLOURS, DICE_PER_COLOUR, Position, Quarry, b
 from engine.pyradice.skills import SKILLS, apply_use, legal_uses, usable_codes
 from engine.pyradice.state import (
     PASS,
+    PLACES,
+    TAKES,
     USE_RESERVE,
     Action,
     Board,
@@ -165,12 +167,12 @@ class PyradiceGame(Game[PyradiceState, Action]):
             return []
         phase = state.phase
         if phase is _TAKE:
-            out: list[Action] = [take(p) for p in state.quarry.available()]
+            out: list[Action] = [TAKES.get(p) or take(p) for p in state.quarry.available()]
             if state.mover.reserve is not None:
                 out.append(USE_RESERVE)
             return out
         if phase is _PLACE:
-            return [place(s) for s in pyr.legal_slots(state.mover.pyramid)]
+            return [PLACES[s] for s in pyr.legal_slots(state.mover.pyramid)]
         if phase is _SKILL:
             return [*self._skill_uses(state), PASS]
         return []
@@ -200,7 +202,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- applying actions ---------------------------------------------------------------------
     def apply(self, state: PyradiceState, action: Action) -> PyradiceState:
-        defects = _defects(state)
+        defects = state.__dict__.get("_defects")
+        if defects is None:
+            defects = _defects(state)
         if defects:
             raise InvalidStateError(f"cannot play on from an inconsistent state: {'; '.join(defects)}")
         phase = state.phase

@@ -9,12 +9,11 @@ it was not given with the skill).
 from __future__ import annotations
 
 import enum
-import functools
 from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.dice import Die
-from engine.pyradice.pyramid import Slot, slot_text
+from engine.pyradice.pyramid import SLOTS, Slot, slot_text
 from engine.pyradice.quarry import Position, Quarry, position_text
 
 
@@ -197,11 +196,16 @@ USE_RESERVE = UseReserve()
 
 
 # Interned actions: legal_actions hands out the same objects every time, which keeps listing cheap.
-@functools.cache
+TAKES: dict[Position, Take] = {}
+PLACES: dict[Slot, Place] = {s: Place(s) for s in SLOTS}
+
+
 def take(position: Position) -> Take:
-    return Take(position)
+    found = TAKES.get(position)
+    if found is None:
+        found = TAKES[position] = Take(position)
+    return found
 
 
-@functools.cache
 def place(slot: Slot) -> Place:
-    return Place(slot)
+    return PLACES.get(slot) or Place(slot)
