@@ -361,8 +361,11 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     def winners(self, state: PyradiceState) -> tuple[str, ...]:
         """Most VP; ties go to more objective tokens met; a tie after that is shared."""
-        totals = self.score(state).totals()
-        key = {p.name: (totals[p.name], tokens_met(state, p)) for p in state.players}
+        scores = self.score(state).players
+        key = {
+            name: (s.total, sum(1 for part, points in s.breakdown.items() if part.startswith("level") and points))
+            for name, s in scores.items()
+        }
         best = max(key.values())
         return tuple(n for n, k in key.items() if k == best)
 
