@@ -51,6 +51,8 @@ _ROLL_OFF, _TAKE, _PLACE, _SKILL, _ROLL, _OVER = (
     Phase.ROLL_OFF, Phase.TAKE, Phase.PLACE, Phase.SKILL, Phase.ROLL, Phase.OVER
 )
 
+_PHASE_TEXT = {p: p.value for p in Phase}
+
 OPTIONS: tuple[RuleOption, ...] = (
     RuleOption(
         "peak",
@@ -259,7 +261,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         if isinstance(action, UseReserve):
             if me.reserve is None:
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
-            players = _replace_player(state.players, state.turn, PlayerState(me.name, me.pyramid, None))
+            players = _replace_player(state.players, state.turn, _player(me.name, me.pyramid, None))
             return self._with(state, players=players, phase=_PLACE, hand=me.reserve)
         pos = action.position
         die = state.quarry.dice.get(pos)
@@ -282,7 +284,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         assert state.hand is not None
         pyramid = dict(me.pyramid)
         pyramid[action.slot] = state.hand
-        players = _replace_player(state.players, state.turn, PlayerState(me.name, pyramid, me.reserve))
+        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve))
         new = self._with(state, players=players, phase=_SKILL, hand=None, placed=action.slot)
         if action.slot[0] >= 2 and self._has_skill_use(new):
             return new
@@ -305,7 +307,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
             )
         me = state.mover
         effect = apply_use(action, me.pyramid, placed, me.reserve, state.quarry)
-        players = _replace_player(state.players, state.turn, PlayerState(me.name, effect.pyramid, effect.reserve))
+        players = _replace_player(state.players, state.turn, _player(me.name, effect.pyramid, effect.reserve))
         new = self._with(state, players=players, quarry=effect.quarry)
         if effect.pending is not None:
             return self._with(new, phase=_ROLL, pending=effect.pending)
@@ -321,7 +323,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         assert state.pending is not None
         pyramid = dict(me.pyramid)
         pyramid[state.pending] = Die(v, pyramid[state.pending].colour)
-        players = _replace_player(state.players, state.turn, PlayerState(me.name, pyramid, me.reserve))
+        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve))
         return self._end_turn(self._with(state, players=players, pending=None))
 
     def _end_turn(self, state: PyradiceState) -> PyradiceState:
@@ -375,12 +377,12 @@ class PyradiceGame(Game[PyradiceState, Action]):
         phase = state.phase
         if phase is _OVER:
             winners = () if defects else self.winners(state)
-            return Status(None, phase.value, "nothing", True, winners, defects)
+            return Status(None, "over", "nothing", True, winners, defects)
         to_move = state.players[state.turn].name if 0 <= state.turn < len(state.players) else None
         if phase is _ROLL_OFF:
             to_move = None
         awaiting = "chance" if phase in (_ROLL_OFF, _ROLL) else "decision"
-        return Status(to_move, phase.value, awaiting, False, (), defects)
+        return Status(to_move, _PHASE_TEXT[phase], awaiting, False, (), defects)
 
     def defects(self, state: PyradiceState) -> list[str]:
         """Everything that makes ``state`` impossible under the rules (empty for a reachable state)."""
@@ -474,6 +476,13 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
 
 _GAME = PyradiceGame()
+
+
+def _player(name: str, pyramid: dict[pyr.Slot, Die], reserve: Die | None) -> PlayerState:
+    # Hot path: build without re-running the frozen __init__ (the fields are known to be right).
+    new = object.__new__(PlayerState)
+    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve)
+    return new
 
 
 def _replace_player(players: tuple[PlayerState, ...], seat: int, player: PlayerState) -> tuple[PlayerState, ...]:
