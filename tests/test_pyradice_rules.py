@@ -12,6 +12,8 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import IllegalActionError, InvalidActionError
 from engine.dice import Die
@@ -316,3 +318,23 @@ def test_cards_plug_in_as_data_or_as_a_class() -> None:
         CARDS.pop("few (test)", None)
     with pytest.raises(InvalidActionError, match="'shape'"):
         card_from_data({"title": "x", "kind": "shape", "points": {}})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    token=st.sampled_from(TOKENS),
+    level=st.lists(st.one_of(st.none(), st.integers(1, 6)), min_size=2, max_size=6).filter(
+        lambda values: sum(v is None for v in values) <= 3
+    ),
+    peak=st.sampled_from(["unimodal", "palindrome"]),
+)
+def test_outlook_agrees_with_trying_every_completion(token: str, level: list[int | None], peak: str) -> None:
+    empty = [i for i, v in enumerate(level) if v is None]
+    met = []
+    for fill in itertools.product(range(1, 7), repeat=len(empty)):
+        values = list(level)
+        for i, v in zip(empty, fill, strict=True):
+            values[i] = v
+        met.append(objective_met(token, [v for v in values if v is not None], peak=peak))
+    expected = ("met" if met[0] else "impossible") if not empty else ("possible" if any(met) else "impossible")
+    assert outlook(token, level, peak=peak) == expected
