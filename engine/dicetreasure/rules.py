@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from typing import Any, TypeVar
 
 from engine.dice import Die
 from engine.dicetreasure.cards import BACKGROUNDS, BonusCard, Deck, MotifCard, sample_deck
@@ -70,6 +70,19 @@ OPTIONS: tuple[RuleOption, ...] = (
         "chip. 'most-coins': the one with most coins of that colour gets it, turn order breaking a tie.",
     ),
 )
+
+
+T = TypeVar("T")
+
+
+def replace(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for the state's frozen dataclasses, without re-running ``__init__``: the state
+    has 30 fields and is replaced on every action, so the standard one dominated the simulator's time."""
+    assert changes.keys() <= obj.__dict__.keys(), f"no such field: {set(changes) - set(obj.__dict__)}"
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _without(dice: tuple[Die, ...], die: Die) -> tuple[Die, ...] | None:
@@ -184,7 +197,8 @@ def _check_goal(state: DiceTreasureState) -> DiceTreasureState:
 
 
 def _finish(state: DiceTreasureState, reason: str) -> DiceTreasureState:
-    return replace(state, phase=Phase.OVER, end_reason=reason, hand=())
+    # Dice stay where they are (the solo game can end in the middle of a turn).
+    return replace(state, phase=Phase.OVER, end_reason=reason)
 
 
 def _start_round(state: DiceTreasureState) -> DiceTreasureState:
@@ -653,7 +667,7 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         for colour in state.dice_colours:
             if seen[colour] != state.dice_per_colour:
                 out.append(f"{seen[colour]} {colour} dice in the game, there are {state.dice_per_colour}")
-        if state.phase not in (Phase.TURN, Phase.SOLO_FILL) and state.hand:
+        if state.phase not in (Phase.TURN, Phase.SOLO_FILL, Phase.OVER) and state.hand:
             out.append(f"current dice {' '.join(map(str, state.hand))} outside a turn")
         if len(state.hand) > state.dice_to_roll():
             out.append(f"{len(state.hand)} current dice, but {state.dice_to_roll()} are rolled in this turn-cycle")
