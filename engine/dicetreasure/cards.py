@@ -233,9 +233,7 @@ class _Checker:
         for bg in BACKGROUNDS:
             for coins, want in CARDS_PER_BACKGROUND.items():
                 if counts[bg, coins] != want:
-                    self.bad(
-                        f"background {bg}: {counts[bg, coins]} card(s) worth {coins} coin(s), the game has {want}"
-                    )
+                    self.bad(f"background {bg}: {counts[bg, coins]} card(s) worth {coins} coin(s), the game has {want}")
         return tuple(cards)
 
     def motif_card(self, n: int, item: Any, colours: tuple[str, ...]) -> MotifCard | None:
@@ -266,8 +264,7 @@ class _Checker:
         else:
             if coins is not None and len(raw_spaces) != SPACES_FOR_COINS[coins]:
                 self.bad(
-                    f"{where}: has {len(raw_spaces)} spaces, a card worth {coins} coin(s) has "
-                    f"{SPACES_FOR_COINS[coins]}"
+                    f"{where}: has {len(raw_spaces)} spaces, a card worth {coins} coin(s) has {SPACES_FOR_COINS[coins]}"
                 )
             positions: dict[tuple[int, int], int] = {}
             for k, raw_space in enumerate(raw_spaces, 1):
@@ -362,9 +359,7 @@ def can_fill(card: MotifCard, colours: Sequence[str]) -> bool:
         if i == len(choices):
             return True
         for die in choices[i]:
-            if all(
-                chosen[j].colour != die.colour and chosen[j].value != die.value for j in neighbours[i] if j < i
-            ):
+            if all(chosen[j].colour != die.colour and chosen[j].value != die.value for j in neighbours[i] if j < i):
                 chosen.append(die)
                 if fill(i + 1):
                     return True

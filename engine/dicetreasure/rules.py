@@ -636,8 +636,10 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         if n not in SETUP:
             return [f"{n} players; Dice Treasure takes 1 to 4"]
         if (state.goal, state.cards_per_round, state.turns) != SETUP[n]:
-            out.append(f"goal, cards per round and turns {state.goal, state.cards_per_round, state.turns} "
-                       f"are not {SETUP[n]} for {n} player(s)")
+            out.append(
+                f"goal, cards per round and turns {state.goal, state.cards_per_round, state.turns} "
+                f"are not {SETUP[n]} for {n} player(s)"
+            )
         if len({p.name for p in state.players}) != n:
             out.append("player names repeat")
         if not (1 <= state.cycle <= state.turns and 0 <= state.turn < n and 0 <= state.start < n):
