@@ -111,7 +111,7 @@ def perft(state: DiceTreasureState, depth: int) -> int:
     return sum(perft(GAME.apply(state, a), depth - 1) for a in actions)
 
 
-def move_counts(players: int, seed: int, every: int = 25, depth: int = 2) -> list[dict[str, Any]]:
+def move_counts(players: int, seed: int, every: int = 40, depth: int = 2) -> list[dict[str, Any]]:
     """Move counts along one seeded game: at every ``every``-th decision point, the number of legal actions and
     :func:`perft` to ``depth``. Checked in by tests as a data file, so any change to the rules shows up."""
     names = [f"P{i + 1}" for i in range(players)]
