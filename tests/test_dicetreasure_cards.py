@@ -71,7 +71,7 @@ def test_many_problems_are_all_listed_naming_card_and_field() -> None:
         "motif card 'ok-1' (#10): id already used by card #1",
         "motif card #11: field 'id' must be non-empty text",
         "the deck has 11 motif cards; the game has 63",
-        "background orange: 0 card(s) worth 1 coin(s), the game has 4",
+        "background orange: the deck has 0 worth 1, 0 worth 2, 0 worth 3; the game has 4 worth 1, 3 worth 2",
         "bonus card 'b-2' (#2): requirement 'teal' is not 'any'",
         "bonus card 'b-2' (#2): field 'reward' is 0",
         "the deck has 2 bonus cards; the expansion has 21",

@@ -231,9 +231,9 @@ class _Checker:
             self.bad(f"the deck has {len(raw)} motif cards; the game has {MOTIF_CARD_COUNT}")
         counts = Counter((c.background, c.coins) for c in cards)
         for bg in BACKGROUNDS:
-            for coins, want in CARDS_PER_BACKGROUND.items():
-                if counts[bg, coins] != want:
-                    self.bad(f"background {bg}: {counts[bg, coins]} card(s) worth {coins} coin(s), the game has {want}")
+            if any(counts[bg, coins] != want for coins, want in CARDS_PER_BACKGROUND.items()):
+                have = ", ".join(f"{counts[bg, coins]} worth {coins}" for coins in CARDS_PER_BACKGROUND)
+                self.bad(f"background {bg}: the deck has {have}; the game has 4 worth 1, 3 worth 2, 2 worth 3")
         return tuple(cards)
 
     def motif_card(self, n: int, item: Any, colours: tuple[str, ...]) -> MotifCard | None:
