@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from engine.dice import Die
 from engine.dicetreasure.cards import BACKGROUNDS, BonusCard, Deck, MotifCard, sample_deck
-from engine.dicetreasure.placement import card_defects, fits, target_cards, why_not
+from engine.dicetreasure.placement import card_defects, fitting, target_cards, why_not
 from engine.dicetreasure.state import (
     Action,
     CardInPlay,
@@ -317,21 +317,21 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         return []
 
     def _places(self, state: DiceTreasureState, dice: Iterable[Die], source: Source) -> list[Action]:
-        out: list[Action] = []
         cards = target_cards(state)
-        for die in _distinct(dice):
-            for cip in cards:
-                for i in range(len(cip.dice)):
-                    if fits(cip, i, die.colour, die.value):
-                        out.append(Place(die, cip.card.id, i + 1, source))
-        return out
+        return [
+            Place(die, cip.card.id, i + 1, source)
+            for die in _distinct(dice)
+            for cip, i in fitting(cards, die.colour, die.value)
+        ]
 
     def _bonus_claims(self, state: DiceTreasureState) -> list[Action]:
         p = state.players[state.active]
         if p.bonus is not None:
             return []
         backgrounds = [c.background for c in p.claimed]
-        return [ClaimBonus(b.id) for b in state.bonus_offer if b.met_by(backgrounds)]
+        return [
+            ClaimBonus(b.id) for b in state.bonus_offer if len(b.requires) <= len(backgrounds) and b.met_by(backgrounds)
+        ]
 
     def _turn_actions(self, state: DiceTreasureState) -> list[Action]:
         p = state.players[state.active]
