@@ -22,6 +22,7 @@ from engine.errors import AmbiguousActionError, IllegalActionError, InvalidActio
 #: What the camera reports: card id -> the die on each space, in the deck file's order (None = empty).
 SeenCards = Mapping[str, Sequence[Die | None]]
 MAX_EXPLANATIONS = 200
+MAX_TRIES = 5000  # sequences tried; exchanges paid with any die multiply quickly
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,9 @@ def explain_placements(state: DiceTreasureState, seen: SeenCards) -> list[Explan
     hand, reserve, common = list(state.hand), list(state.players[state.active].reserve), list(state.common)
     out: dict[tuple[Action, ...], Explanation] = {}
     first_error: str | None = None
-    for actions in _sources(state, todo, hand, reserve, common):
+    for tries, actions in enumerate(_sources(state, todo, hand, reserve, common)):
+        if tries >= MAX_TRIES:
+            break
         key = tuple(actions)
         if key in out:
             continue
