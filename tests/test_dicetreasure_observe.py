@@ -10,7 +10,7 @@ from engine import AmbiguousActionError, IllegalActionError, InvalidActionError
 from engine.dice import Die
 from engine.dicetreasure import GAME, CardInPlay, DiceTreasureState, Exchange, Place, Source
 from engine.dicetreasure.observe import explain_one, explain_placements
-from tests.test_dicetreasure_rules import REQ, act, before_steal, card, placement_table, roll, table
+from tests.test_dicetreasure_rules import REQ, act, bag_out, before_steal, card, placement_table, roll, table
 
 
 def d(text: str) -> Die:
@@ -83,7 +83,7 @@ def test_a_middle_card_completed_in_the_steal_phase_goes_to_the_placer() -> None
         table([[card("a1"), card("a2"), card("a3"), card("a4")], [card("b1"), card("b2"), card("b3"), card("b4")]])
     )
     middle = [c if c.card.id != "b2" else CardInPlay(c.card, (d("red:1"), d("blue:2"), None)) for c in state.middle]
-    state = dataclasses.replace(state, middle=tuple(middle), bag=(29, 30, 30, 29, 30))
+    state = dataclasses.replace(state, middle=tuple(middle), bag=bag_out(state, [d("red:1"), d("blue:2")]))
     state = roll(state, "red:3", "green:5")
     only = explain_one(state, {"b2": (d("red:1"), d("blue:2"), d("red:3"))})
     assert only.actions == (Place(d("red:3"), "b2", 3),)
