@@ -65,6 +65,12 @@ def test_impossible_observations_name_card_space_and_reason() -> None:
         explain_placements(state, {"req": (d("red:3"), d("red:6"), None, None)})
     with pytest.raises(InvalidActionError, match="card 'b1' was seen, but the player may place only on req, a2"):
         explain_placements(state, {"b1": (d("blue:1"), None, None)})
+    before = {"req": (d("red:3"), None, None, None)}
+    assert explain_placements(state, {"req": (d("red:3"), d("blue:6"), None, None)}, before)[0].actions == (
+        Place(d("blue:6"), "req", 2),
+    )
+    with pytest.raises(InvalidActionError, match="card req space 1: the camera saw red:6 before the turn, the game"):
+        explain_placements(state, {}, {"req": (d("red:6"), None, None, None)})
     with pytest.raises(InvalidActionError, match="3 spaces seen, the card has 4"):
         explain_placements(state, {"req": (d("red:3"), None, None)})
 

@@ -99,11 +99,31 @@ def _sources(
                 yield [Exchange(give, die, source), Place(die, card_id, space, source), *tail]
 
 
-def explain_placements(state: DiceTreasureState, seen: SeenCards) -> list[Explanation]:
+def check_before(state: DiceTreasureState, before: SeenCards) -> None:
+    """Raise InvalidActionError naming the card and space where what the camera saw before the turn differs from
+    the dice the game has on the cards (the table and the game disagree; the players must fix one)."""
+    cards = {c.card.id: c for c in target_cards(state)}
+    for card_id, dice in before.items():
+        cip = cards.get(card_id)
+        if cip is None:
+            raise InvalidActionError(f"card {card_id!r} was seen before the turn, but is not in play for this player")
+        for i, (have, saw) in enumerate(zip(cip.dice, dice, strict=False), 1):
+            if have != saw:
+                raise InvalidActionError(
+                    f"card {card_id} space {i}: the camera saw {saw or 'nothing'} before the turn, "
+                    f"the game has {have or 'nothing'}"
+                )
+
+
+def explain_placements(state: DiceTreasureState, seen: SeenCards, before: SeenCards | None = None) -> list[Explanation]:
     """Every legal action sequence (shortest first) that puts the dice seen on the cards; an empty list is never
-    returned: nothing new gives ``[Explanation((), state)]`` and an impossible change raises an error."""
+    returned: nothing new gives ``[Explanation((), state)]`` and an impossible change raises an error.
+
+    ``before``, if given, is what the camera saw on the cards before the turn; it must agree with ``state``."""
     if state.phase not in (Phase.TURN, Phase.SOLO_FILL):
         raise IllegalActionError(f"no placement is possible now (phase {state.phase.value})")
+    if before is not None:
+        check_before(state, before)
     todo = new_dice(state, seen)
     if not todo:
         return [Explanation((), state)]
@@ -139,10 +159,10 @@ def explain_placements(state: DiceTreasureState, seen: SeenCards) -> list[Explan
     return sorted(out.values(), key=lambda e: len(e.actions))
 
 
-def explain_one(state: DiceTreasureState, seen: SeenCards) -> Explanation:
+def explain_one(state: DiceTreasureState, seen: SeenCards, before: SeenCards | None = None) -> Explanation:
     """The one shortest explanation; AmbiguousActionError listing them when several shortest ones lead to
     different states (for instance a die that could have come from the hand or from the reserve)."""
-    options = explain_placements(state, seen)
+    options = explain_placements(state, seen, before)
     shortest = [e for e in options if len(e.actions) == len(options[0].actions)]
     if len({GAME.state_to_json(e.state) for e in shortest}) > 1:
         listed = " | ".join(str(e) for e in shortest[:6])
