@@ -217,6 +217,14 @@ class Advisor:
         ranked = [(t.keeps[k], float(kv[k, ci]) + rest) for k in t.subkeeps[d] if k < len(t.keeps)]
         return sorted(ranked, key=lambda kv_: (-kv_[1], -len(kv_[0])))  # stable: ties prefer keeping more
 
+    def greedy_category(self, used: Iterable[str], dice: Sequence[int]) -> str:
+        """The greedy player's choice: the open category with the best expected score for this turn alone."""
+        m = _mask(used)
+        if m == FULL:
+            raise IllegalActionError("every category is used: the sheet is complete")
+        row = self.turn[REROLLS][self._roll(dice)]
+        return CATEGORIES[int(np.where([not m & 1 << i for i in range(N_CAT)], row, -np.inf).argmax())]
+
     def best_action(self, state: PasaState) -> PasaAction:
         """The optimal decision for the player to move (a Choose, a Reroll or Stop)."""
         self._check_state(state)
