@@ -100,26 +100,20 @@ def dice_tables() -> _Tables:
         codes, probs = outcomes[6 - int(keep_size[ki])]
         transition[ki, code_to_roll[keep_code[ki] + codes]] = probs  # counts add without carry (<= 6 each)
     roll_prob = np.array([_multinomial_prob(_counts(r)) for r in rolls], dtype=np.float64)
+    # Sub-multisets by counts: keep k fits roll d when every face count of k is at most d's. Reversed keep
+    # order puts keep-all first (ties then prefer stopping), then larger holds before smaller ones.
+    keep_counts = np.array([_counts(k) for k in keeps], dtype=np.int64)
+    roll_counts = np.array([_counts(r) for r in rolls], dtype=np.int64)
+    fits = (keep_counts[None, :, :] <= roll_counts[:, None, :]).all(axis=2)  # (462, 924)
     subkeeps = np.full((len(rolls), 64), len(keeps), dtype=np.int64)
-    keep_all = np.empty(len(rolls), dtype=np.int64)
-    for i, r in enumerate(rolls):
-        subs = _sub_multisets(r)
-        subkeeps[i, : len(subs)] = [keep_index[s] for s in subs]
-        keep_all[i] = keep_index[r]
+    for i in range(len(rolls)):
+        subs = np.flatnonzero(fits[i])[::-1]
+        subkeeps[i, : len(subs)] = subs
+    keep_all = np.array([keep_index[r] for r in rolls], dtype=np.int64)
     return _Tables(
         rolls, keeps, roll_index, keep_index, roll_prob, transition, subkeeps, code_to_roll, keep_code, keep_size,
         keep_all,
     )  # fmt: skip
-
-
-def _sub_multisets(dice: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Distinct sub-multisets, keep-all first (so ties prefer stopping), then by size descending."""
-    counts = sorted({d: dice.count(d) for d in dice}.items())
-    subs = {
-        tuple(f for (f, _), k in zip(counts, takes, strict=True) for _ in range(k))
-        for takes in itertools.product(*(range(n + 1) for _, n in counts))
-    }
-    return sorted(subs, key=lambda s: (-len(s), s))
 
 
 def _mask(used: Iterable[str]) -> int:
@@ -162,15 +156,35 @@ class Advisor:
         # Sheet values over bitmasks of used categories; every mask | c > mask, so go downwards.
         bits = np.array([1 << c for c in range(N_CAT)], dtype=np.int64)
         self.value = np.zeros(FULL + 1, dtype=np.float64)
-        self.greedy_value = np.zeros(FULL + 1, dtype=np.float64)
-        rows = np.arange(n_rolls)
-        for m in range(FULL - 1, -1, -1):
-            open_ = (m & bits) == 0
-            after = np.where(open_, self.value[m | bits], -np.inf)
-            self.value[m] = t.roll_prob @ (first + after).max(axis=1)
-            # The greedy player: best expected score this turn, blind to the rest of the sheet.
-            pick = np.where(open_, first, -np.inf).argmax(axis=1)
-            self.greedy_value[m] = t.roll_prob @ (first[rows, pick] + self.greedy_value[m | bits[pick]])
+        # Masks with the same number of used categories do not depend on each other: one level at a time,
+        # from 8 used down to none, each level in one vectorised step (categories on the middle axis, so
+        # the max runs over contiguous rows of 462).
+        first_t = np.ascontiguousarray(first.T)  # (9, 462)
+        masks = np.arange(FULL + 1, dtype=np.int64)
+        used_count = np.array([bin(m).count("1") for m in masks])
+        self._levels = [masks[used_count == level] for level in range(N_CAT + 1)]
+        for level in range(N_CAT - 1, -1, -1):
+            ms = self._levels[level]
+            after = np.where((ms[:, None] & bits) == 0, self.value[ms[:, None] | bits], -np.inf)  # (n, 9)
+            self.value[ms] = (first_t[None, :, :] + after[:, :, None]).max(axis=1) @ t.roll_prob
+        self._greedy_value: FloatArray | None = None
+
+    @property
+    def greedy_value(self) -> FloatArray:
+        """Sheet values of the greedy player (best expected score this turn, blind to the rest of the sheet),
+        computed on first use since advice never needs them."""
+        if self._greedy_value is None:
+            first_t = np.ascontiguousarray(self.turn[REROLLS].T)  # (9, 462)
+            bits = np.array([1 << c for c in range(N_CAT)], dtype=np.int64)
+            g = np.zeros(FULL + 1, dtype=np.float64)
+            for level in range(N_CAT - 1, -1, -1):
+                ms = self._levels[level]
+                open_ = (ms[:, None] & bits) == 0
+                pick = np.where(open_[:, :, None], first_t[None, :, :], -np.inf).argmax(axis=1)  # (n, 462)
+                gain = first_t[pick, np.arange(first_t.shape[1])[None, :]] + g[ms[:, None] | bits[pick]]
+                g[ms] = gain @ self.tables.roll_prob
+            self._greedy_value = g
+        return self._greedy_value
 
     # --- queries ----------------------------------------------------------------------------------
     def expected_total(self, used: Iterable[str] = frozenset()) -> float:
