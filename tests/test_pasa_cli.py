@@ -31,7 +31,8 @@ def test_ev(capsys: pytest.CaptureFixture[str]) -> None:
     assert companion(capsys, "ev") == (0, "101.5975\n", "")
     assert companion(capsys, "ev", "--rule", "distinct-pairs")[1] == "106.3498\n"
     status, out, _ = companion(capsys, "ev", "--all")
-    assert status == 0 and out.split() == ["even-pairs", "101.5975", "distinct-pairs", "106.3498", "strict-246", "100.2380"]
+    assert status == 0
+    assert out.split() == ["even-pairs", "101.5975", "distinct-pairs", "106.3498", "strict-246", "100.2380"]
 
 
 def test_advise_categories_and_holds(capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,7 +71,9 @@ def test_advise_categories_and_holds(capsys: pytest.CaptureFixture[str]) -> None
         (("play", "--players", *"ABCDEFGHI"), "1 to 8 players, got 9"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], needle: str) -> None:
+def test_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], needle: str
+) -> None:
     status, out, err = companion(capsys, *argv)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and needle in err and err.startswith("companion pasa: error: ")
