@@ -227,9 +227,11 @@ class Advisor:
         stop = float(self.scores[d, ci]) + rest
         if rolls_left == 0:
             return [(t.rolls[d], stop)]
-        kv = self.keep_value[rolls_left]
-        ranked = [(t.keeps[k], float(kv[k, ci]) + rest) for k in t.subkeeps[d] if k < len(t.keeps)]
-        return sorted(ranked, key=lambda kv_: (-kv_[1], -len(kv_[0])))  # stable: ties prefer keeping more
+        subs = t.subkeeps[d]
+        subs = subs[subs < len(t.keeps)]
+        values = (self.keep_value[rolls_left][subs, ci] + rest).tolist()
+        ranked = [(t.keeps[k], v) for k, v in zip(subs.tolist(), values, strict=True)]
+        return sorted(ranked, key=lambda kv: -kv[1])  # stable: ties keep subkeeps' order (stop, then larger holds)
 
     def greedy_category(self, used: Iterable[str], dice: Sequence[int]) -> str:
         """The greedy player's choice: the open category with the best expected score for this turn alone."""

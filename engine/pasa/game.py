@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from engine.dice import check_face
 from engine.errors import IllegalActionError, InvalidActionError, legal_hint
@@ -179,12 +180,17 @@ def is_submultiset(part: Sequence[int], whole: Sequence[int]) -> bool:
 
 def sub_multisets(dice: Sequence[int]) -> list[tuple[int, ...]]:
     """Every distinct sub-multiset of ``dice`` as a sorted tuple (the empty one first, all of them last)."""
+    return list(_sub_multisets(tuple(sorted(dice))))
+
+
+@cache  # at most 462 six-dice rolls (plus a few partial ones), asked for at every hold decision
+def _sub_multisets(dice: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     counts = sorted(Counter(dice).items())
     result = []
     for takes in itertools.product(*(range(n + 1) for _, n in counts)):
         result.append(tuple(face for (face, _), k in zip(counts, takes, strict=True) for _ in range(k)))
     result.sort(key=lambda t: (len(t), t))
-    return result
+    return tuple(result)
 
 
 # --- the game -------------------------------------------------------------------------------------
