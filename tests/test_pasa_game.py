@@ -6,6 +6,8 @@ import copy
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import IllegalActionError, InvalidActionError, InvalidStateError, find_game
 from engine.game import Game
@@ -326,3 +328,20 @@ def test_simulator_plays_whole_games() -> None:
         assert GAME.status(final).finished
         assert all(len(final.sheets[p]) == 9 for p in final.players)
         assert play(GAME, ["Ann", "Bob", "Cy"], seed, options={"pasa": RULES[seed % 3]}) == playout
+
+
+faces = st.integers(min_value=1, max_value=6)
+actions = st.one_of(
+    st.builds(Roll, st.tuples(faces, faces, faces, faces, faces, faces)),
+    st.builds(Choose, st.sampled_from(CATEGORIES)),
+    st.builds(Reroll, st.lists(faces, max_size=5).map(tuple)),
+    st.just(Stop()),
+    st.builds(Enter, st.sampled_from(CATEGORIES), st.integers(min_value=-5, max_value=40)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(actions)
+def test_every_action_round_trips_through_text_and_json(action: PasaAction) -> None:
+    assert parse_action(str(action)) == action
+    assert GAME.action_from_json(GAME.action_to_json(action)) == action
