@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from engine import IllegalActionError, InvalidActionError
+from engine import IllegalActionError, InvalidActionError, InvalidStateError
 from engine.pasa import CATEGORIES, RULES, Choose, PasaGame, PasaState, Reroll, Stop, score
 from engine.pasa.advisor import Advisor, get_advisor, simulate
 from engine.simulate import play
@@ -219,3 +219,15 @@ def test_engine_games_by_the_advisor_agree_with_the_expectation() -> None:
     mean = sum(totals) / len(totals)
     se = float(np.std(totals, ddof=1)) / math.sqrt(len(totals))
     assert abs(mean - advisor.expected_total()) < 4 * se
+
+
+def test_greedy_policy_in_the_engine_and_defective_states() -> None:
+    advisor = get_advisor()
+    final = play(GAME, ["Ann"], 3, policy=advisor.greedy_policy, keep_states=False).final
+    assert GAME.status(final).finished
+    s = GAME.initial_state(["Ann"])
+    s = _run(s, "roll 1 2 3 4 6 6")
+    assert advisor.greedy_policy(s, [], None) == Choose(advisor.greedy_category(set(), s.dice))
+    broken = PasaState(s.players, s.rule, {"Ann": {"twos": 5}}, dice=s.dice, rolls=1)
+    with pytest.raises(InvalidStateError, match="impossible 5 in Twos"):
+        advisor.advise(broken)

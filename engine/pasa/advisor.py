@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.errors import IllegalActionError, InvalidActionError
-from engine.pasa.game import MAX_ROLLS, Choose, PasaAction, PasaState, Reroll, Stop
+from engine.pasa.game import MAX_ROLLS, Choose, PasaAction, PasaGame, PasaState, Reroll, Stop
 from engine.pasa.rules import CATEGORIES, DEFAULT_RULE, TITLES, _score_sorted, check_category, check_dice, check_rule
 
 FloatArray = npt.NDArray[np.float64]
@@ -41,6 +41,7 @@ FULL = (1 << N_CAT) - 1
 REROLLS = MAX_ROLLS - 1  # re-rolls after roll 1
 _POW7 = np.array([7**i for i in range(6)], dtype=np.int64)  # a multiset's counts as a base-7 code
 POLICIES = ("optimal", "greedy")
+_GAME = PasaGame()
 
 
 def _code(counts: Sequence[int]) -> int:
@@ -259,9 +260,17 @@ class Advisor:
         """A policy for :func:`engine.simulate.play`: every player plays optimally for their own total."""
         return self.best_action(state)
 
+    def greedy_policy(self, state: PasaState, legal: list[PasaAction], rng: Any) -> PasaAction:
+        """The greedy player as a policy for :func:`engine.simulate.play` (see :func:`simulate`)."""
+        if state.phase == "choose":
+            self._check_state(state)
+            return Choose(self.greedy_category(state.used(), state.dice))
+        return self.best_action(state)  # holds: optimal for the chosen category, as in the vectorised greedy
+
     def _check_state(self, state: PasaState) -> None:
         if state.rule != self.rule:
             raise InvalidActionError(f"this advisor is for Paša rule {self.rule}, the game uses {state.rule}")
+        _GAME.check_state(state)
 
     def advise(self, state: PasaState) -> dict[str, Any]:
         """JSON-able advice for the player to move: rankings for the decision due, and what the dice score."""

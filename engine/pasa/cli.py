@@ -170,13 +170,7 @@ def _engine_games(rule: str, games: int, seed: int, policy: str) -> list[float]:
 
     game = PasaGame()
     advisor = get_advisor(rule)
-
-    def greedy(state: PasaState, legal: list[PasaAction], rng: random.Random) -> PasaAction:
-        if state.phase == "choose":
-            return Choose(advisor.greedy_category(state.used(), state.dice))
-        return advisor.best_action(state)  # holds: optimal for the chosen category, as in the vectorised greedy
-
-    chooser = advisor.policy if policy == "optimal" else greedy
+    chooser = advisor.policy if policy == "optimal" else advisor.greedy_policy
     rng = random.Random(seed)
     out = []
     for _ in range(games):
