@@ -154,7 +154,7 @@ class Advisor:
             self.turn.append(options.max(axis=1))
             self.keep_value.append(kv[:n_keeps])
         first = self.turn[REROLLS]  # (462, 9): expected score of a turn in c after roll 1
-        # Sheet values over bitmasks of used categories; every mask | c > mask, so go downwards.
+        # Sheet values over bitmasks of used categories (value[FULL] = 0: nothing left to score).
         bits = np.array([1 << c for c in range(N_CAT)], dtype=np.int64)
         self.value = np.zeros(FULL + 1, dtype=np.float64)
         # Masks with the same number of used categories do not depend on each other: one level at a time,

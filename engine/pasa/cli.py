@@ -262,7 +262,10 @@ def _report(state: PasaState, before: PasaState, mode: str, write: Callable[[str
     from engine.pasa.advisor import get_advisor
 
     advice = get_advisor(state.rule).advise(state)
-    scores = "  ".join(f"{TITLES[c]} {v}" for c, v in advice["scores"].items())
+    if state.category is None:  # roll 1: what the dice are worth in every open category
+        scores = "  ".join(f"{TITLES[c]} {v}" for c, v in advice["scores"].items())
+    else:
+        scores = f"{TITLES[state.category]} {advice['scores'][state.category]}"
     write(f"  dice {' '.join(map(str, state.dice))}: {scores}")
     if state.phase == "choose":
         top = ", ".join(f"{c['category']} {c['expected_rest']:.1f}" for c in advice["categories"][:3])
