@@ -21,6 +21,10 @@ from engine.simulate import play
 _GAME = PyradiceGame()
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """No options beyond ``--repeat`` (added by the ``bench`` command itself)."""
+
+
 def games_per_second(games: int, seed: int = 0, players: int = 2) -> float:
     names = ["ana", "ben", "cleo", "dan"][:players]
     start = time.process_time()
