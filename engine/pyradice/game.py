@@ -22,7 +22,7 @@ from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.cards import CARDS, find_card
 from engine.pyradice.objectives import TOKEN_POINTS, TOKENS, objective_met, outlook
-from engine.pyradice.quarry import COLOURS, DICE_PER_COLOUR, Position, Quarry, boxes_for, geometry, position_text
+from engine.pyradice.quarry import COLOURS, DICE_PER_COLOUR, Position, Quarry, boxes_for, position_text
 from engine.pyradice.skills import SKILLS, apply_use, legal_uses, usable_codes
 from engine.pyradice.state import (
     PASS,
@@ -599,7 +599,6 @@ __all__ = [
     "OPTIONS",
     "PyradiceGame",
     "dice_view",
-    "geometry",
     "level_results",
     "parse_action",
     "random_board",

@@ -7,8 +7,8 @@ layer L >= 1 rests on the four dice ``(L-1, r..r+1, c..c+1)``. The two-player si
 A die is *available* when at least three of its five counting faces (top and four sides) are visible:
 the top is covered when any die of the layer above rests on it, even partly; a side is covered when
 the orthogonal neighbour in the same layer is present. RULES.md shows this is the only reading that
-gives the rulebook's "only 4 choices" at the start, and that a covered die is never available, so the
-engine uses the equivalent test *nothing on top and at least two free sides*.
+gives the rulebook's "only 4 choices" at the start, and that in any reachable quarry a covered die is
+never available (the tests check both).
 """
 
 from __future__ import annotations
@@ -150,17 +150,19 @@ class Quarry:
         return top + geo.edges[pos] + sum(p not in self.dice for p in geo.sides[pos])
 
     def _is_available(self, pos: Position, geo: Geometry) -> bool:
+        # The definition itself (>= 3 visible faces), not the equivalent "uncovered and 2 free sides",
+        # so that a quarry read from the camera in an impossible shape is still judged by the rule.
         dice = self.dice
         if pos not in dice:
             return False
-        for p in geo.covers[pos]:
-            if p in dice:
-                return False
-        free = geo.edges[pos]
+        visible = geo.edges[pos]
         for p in geo.sides[pos]:
             if p not in dice:
-                free += 1
-        return free >= 2
+                visible += 1
+        for p in geo.covers[pos]:
+            if p in dice:
+                return visible >= 3
+        return visible >= 2
 
     @cached_property
     def _available(self) -> tuple[Position, ...]:
