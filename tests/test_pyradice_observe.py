@@ -25,9 +25,9 @@ def _seen(after: PyradiceState, seat: int, quarry: bool = True) -> Observation:
     return Observation(p.pyramid, after.quarry.dice if quarry else None, p.reserve, True)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_turn_of_a_random_game_is_explained(seed: int) -> None:
-    playout = play(G, ["ana", "ben"], seed)
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (2, 2), (2, 3), (3, 4), (4, 5)])
+def test_every_turn_of_a_random_game_is_explained(players: int, seed: int) -> None:
+    playout = play(G, ["ana", "ben", "cleo", "dan"][:players], seed)
     starts = [i for i, s in enumerate(playout.states) if s.phase is Phase.TAKE]
     for i in starts:
         before, after = playout.states[i], _after_turn(playout.states, i)
