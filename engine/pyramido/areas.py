@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.pyramido.dominoes import Colour
 from engine.pyramido.geometry import Pyramid
@@ -28,9 +29,9 @@ class Area:
     cells: frozenset[Cell]
     icons: int
 
-    @property
+    @cached_property
     def anchor(self) -> Cell:
-        x, y = min((c[1], c[0]) for c in self.cells)[::-1]
+        y, x = min((c[1], c[0]) for c in self.cells)
         return (x, y)
 
     def __str__(self) -> str:
@@ -65,7 +66,11 @@ def areas_of_view(view: Mapping[Cell, tuple[Colour, bool] | tuple[Colour, bool, 
 
 def areas(pyramid: Pyramid) -> tuple[Area, ...]:
     """Every area of the pyramid's top view with its colour, quarter cells and visible icon count."""
-    return areas_of_view(pyramid.top_view)
+    cached: tuple[Area, ...] | None = pyramid.__dict__.get("areas")
+    if cached is None:
+        # Cached on the pyramid (which never changes) like its other derived data.
+        cached = pyramid.__dict__["areas"] = areas_of_view(pyramid.top_view)
+    return cached
 
 
 def find_area(found: tuple[Area, ...], cell: Cell) -> Area | None:

@@ -16,8 +16,8 @@ gems left, then the best single stage, then are shared.
 
 Chance is always an action: ``draw G`` (a gem from the bag to wherever the next pending draw goes) and
 ``reveal DOMINO`` (the domino turned up). The state lists what chance is pending. The device may not
-know the face-down dominoes (``deck`` is None: any revealed domino is accepted); the simulator knows its
-seeded deck and reveals only dominoes not yet seen.
+know the face-down dominoes (``unseen`` is None: any revealed domino is accepted); the simulator knows its
+seeded deck, keeps the dominoes not yet seen in ``unseen`` and reveals only those.
 
 Solo (one player): the Legend (2.7) takes his turn automatically after each of the player's turns,
 including the one that completes the stage (FT15), and scores coloured gems x stage + mythical x 2. The
@@ -30,7 +30,6 @@ from __future__ import annotations
 import enum
 import json
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -185,7 +184,7 @@ class PyramidoState:
     holding: Domino | None = None
     pending: tuple[Pending, ...] = ()
     legend: LegendState | None = None
-    deck: tuple[Domino, ...] | None = None
+    unseen: tuple[Domino, ...] | None = None  # with a known deck: the dominoes not yet seen
 
     @property
     def solo(self) -> bool:
@@ -339,13 +338,6 @@ def seen_dominoes(state: PyramidoState) -> list[Domino]:
     return seen
 
 
-def unseen_dominoes(state: PyramidoState) -> Counter[Domino]:
-    """With a known deck: the dominoes not yet seen (what a reveal may turn up)."""
-    if state.deck is None:
-        return Counter()
-    left = Counter(state.deck)
-    left.subtract(seen_dominoes(state))
-    return +left
 
 
 def _settle(state: PyramidoState) -> PyramidoState:
@@ -424,7 +416,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             order=tuple(range(len(names))),
             pending=tuple(pending),
             legend=LegendState() if solo else None,
-            deck=tuple(deck) if deck is not None else None,
+            unseen=tuple(deck) if deck is not None else None,
         )
 
     def initial_state(
@@ -478,12 +470,14 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         elif state.phase is Phase.SCORE:
             if len(e.stage_scores) < state.stage:
                 done = {a.anchor for a in e.activated}
+                inv = e.inventory
                 for area in areas(e.pyramid):
                     if area.anchor in done:
                         continue
-                    for c, m in MIXES:
-                        if all(h >= n for h, n in zip(e.inventory, gems_for(area, c, m), strict=True)):
-                            out.append(Activate(AreaActivation(area.anchor, c, m)))
+                    have_c, have_m = inv[area.colour.index], inv[MYTHICAL]
+                    out += [
+                        Activate(AreaActivation(area.anchor, c, m)) for c, m in MIXES if c <= have_c and m <= have_m
+                    ]
                 out.append(EndScoring())
             else:
                 out = [Discard(g) for g in GEMS if e.inventory[g.index]]
@@ -753,10 +747,14 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             return replace(state, bag=bag, pending=rest, spaces=_set(state.spaces, i, filled))
         if head.kind not in (PendingKind.DOMINO_TO_PILE, PendingKind.DOMINO_TO_LEGEND):
             raise IllegalActionError(f"action {action}: a gem is awaited ({head}), not a domino")
-        if state.deck is not None and unseen_dominoes(state)[action.domino] <= 0:
-            raise IllegalActionError(
-                f"action {action}: domino {action.domino} is not among the unseen dominoes of the deck"
-            )
+        unseen = state.unseen
+        if unseen is not None:
+            if action.domino not in unseen:
+                raise IllegalActionError(
+                    f"action {action}: domino {action.domino} is not among the unseen dominoes of the deck"
+                )
+            i = unseen.index(action.domino)
+            state = replace(state, unseen=unseen[:i] + unseen[i + 1 :])
         if head.kind is PendingKind.DOMINO_TO_LEGEND:
             assert state.legend is not None
             return replace(state, legend=replace(state.legend, pile=(*state.legend.pile, action.domino)), pending=rest)
@@ -777,10 +775,9 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 if pick < 0:
                     return Draw(g)
             raise AssertionError("empty bag")  # _settle never leaves a draw pending on an empty bag
-        left = unseen_dominoes(state)
-        if not left:
+        if not state.unseen:
             return Reveal(rng.choice(generate_deck(rng.randrange(2**32))))
-        return Reveal(rng.choice(sorted(left.elements(), key=str)))
+        return Reveal(rng.choice(state.unseen))
 
     # --- scores and status ----------------------------------------------------------------------
     def score(self, state: PyramidoState) -> Score:
@@ -864,13 +861,12 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         ups = sum(1 for s in state.spaces if s.face_up is not None)
         if ups > 3:
             out.append(f"{ups} dominoes are face up in the exploration area; there are never more than 3")
-        if state.deck is not None:
-            out += deck_problems(state.deck)
-            extra = Counter(seen_dominoes(state))
-            extra.subtract(Counter(state.deck))
-            for d, n in extra.items():
-                if n > 0:
-                    out.append(f"domino {d} is seen {n} more time(s) than the deck holds it")
+        if state.unseen is not None:
+            # The dominoes seen and the unseen ones together must be a deck that meets the published totals.
+            out += [f"seen and unseen dominoes: {p}" for p in deck_problems([*seen_dominoes(state), *state.unseen])]
+            face_down = sum(s.face_down for s in state.spaces) + pending_legend
+            if len(state.unseen) != face_down:
+                out.append(f"{len(state.unseen)} dominoes are listed unseen but {face_down} lie face down")
         if sorted(state.order) != list(range(len(state.explorers))):
             out.append(f"turn order {list(state.order)} is not a permutation of the {len(state.explorers)} seats")
         elif not 0 <= state.turn < len(state.order):
