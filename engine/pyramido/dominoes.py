@@ -120,10 +120,12 @@ def parse_gems(text: str) -> Gems:
     if t.lower() in ("", "none", "-"):
         return NO_GEMS
     for word in t.split():
-        gem = Gem.parse(word[0])
         rest = word[1:]
-        if rest and not rest.isdigit():
-            raise InvalidActionError(f"gems {text!r}: {word!r} is not a gem letter followed by a count")
+        if (rest and not rest.isdigit()) or word[0].lower() not in "obpgrm":
+            raise InvalidActionError(
+                f"gems {text!r}: {word!r} is not a gem letter (o, b, p, g, r or m) followed by a count"
+            )
+        gem = Gem.parse(word[0])
         counts[gem.index] += int(rest) if rest else 1
     return tuple(counts)
 
