@@ -27,12 +27,13 @@ holds 7 or more mythical gems). The Legend wins ties.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
 from engine import serial
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
@@ -310,6 +311,34 @@ def parse_action(text: str) -> PyramidoAction:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+_FIELDS: dict[type, tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def replace(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` without the re-validation: several times faster on the hot path of a game.
+
+    Only used on this module's plain frozen dataclasses (no ``__post_init__``); cached derived data
+    (keys starting with ``_``) is not carried over.
+    """
+    cls = type(obj)
+    known = _FIELDS.get(cls)
+    if known is None:
+        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        known = _FIELDS[cls] = (frozenset(names), names)
+    if not changes.keys() <= known[0]:
+        raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - known[0])}")
+    new = object.__new__(cls)
+    if hasattr(obj, "__dict__"):
+        values = {k: v for k, v in obj.__dict__.items() if k[0] != "_"}
+        values.update(changes)
+        object.__setattr__(new, "__dict__", values)
+    else:
+        for name in known[1]:
+            object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new
+
 
 
 def _set(seq: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:

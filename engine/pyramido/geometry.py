@@ -220,6 +220,9 @@ class Pyramid:
     def next_stage(self) -> Pyramid:
         new = Pyramid(self.stage + 1, self.placed)
         new.__dict__["blocks"] = self.blocks
+        frame = self.frame
+        if not self.defects and (self.stage > 1 or (frame is not None and {frame.width, frame.height} == {4, 5})):
+            new.__dict__["defects"] = ()
         return new
 
     def __str__(self) -> str:
@@ -247,20 +250,25 @@ def _stage_one_pairs(occupied: dict[tuple[int, int], Laid]) -> list[tuple[tuple[
     xs = [c[0] for c in occupied]
     ys = [c[1] for c in occupied]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    # Every cell of a legal pair lies in a box at most 5 wide and 5 tall around the current blocks.
+    lo_x, hi_x, lo_y, hi_y = x1 - 4, x0 + 4, y1 - 4, y0 + 4
+    free = {
+        (cx + dx, cy + dy)
+        for cx, cy in occupied
+        for dx, dy in _PAIRS
+        if (cx + dx, cy + dy) not in occupied
+    }
     pairs: set[tuple[tuple[int, int], tuple[int, int]]] = set()
-    for cx, cy in occupied:
-        for dx, dy in _PAIRS:
-            p = (cx + dx, cy + dy)
-            if p in occupied:
+    for p in free:
+        px, py = p
+        for q in ((px + 1, py), (px, py + 1), (px - 1, py), (px, py - 1)):
+            qx, qy = q
+            if q in occupied or not (lo_x <= qx <= hi_x and lo_y <= qy <= hi_y):
                 continue
-            for ex, ey in _PAIRS:
-                q = (p[0] + ex, p[1] + ey)
-                if q in occupied:
-                    continue
-                w = max(x1, p[0], q[0]) - min(x0, p[0], q[0]) + 1
-                h = max(y1, p[1], q[1]) - min(y0, p[1], q[1]) + 1
-                if fits_stage_one(w, h):
-                    pairs.add((p, q) if p < q else (q, p))
+            w = max(x1, px, qx) - min(x0, px, qx) + 1
+            h = max(y1, py, qy) - min(y0, py, qy) + 1
+            if (w <= 5 and h <= 4) or (w <= 4 and h <= 5):
+                pairs.add((p, q) if p < q else (q, p))
     return sorted(pairs)
 
 
