@@ -448,3 +448,47 @@ def test_move_count_data_file() -> None:
         playout = play(G, case["players"], seed=case["seed"], options=case.get("options"))
         counts = [len(G.legal_actions(s)) for s in playout.states[: len(case["legal_counts"])]]
         assert counts == case["legal_counts"], case["name"]
+
+
+# --- what the device asks -------------------------------------------------------------------------
+
+
+def test_advice_applied_as_actions_scores_what_it_promised() -> None:
+    state = table(["Ann", "Bob"], {0: EXAMPLE_23, 1: EXAMPLE_23})
+    state = give(give(state, 0, "o3 b1 p1 g1 r1 m1"), 1, "r2 m2")
+    state = G._advance(state, 0)
+    for seat in (0, 1):
+        advice = G.advice(state)
+        for action in G.activation_actions(advice):
+            state = G.apply(state, action)
+        assert state.explorers[seat].stage_scores == (advice.points,)
+    assert [e.stage_scores for e in state.explorers] == [(23,), (4 + 2 + 5,)]  # Bob: both reds, m2 on orange
+    with pytest.raises(IllegalActionError, match="no player is placing gems"):
+        G.advice(state)
+
+
+def test_the_camera_view_becomes_a_place_action() -> None:
+    from engine.pyramido.observe import observed
+
+    state = table(["Ann", "Bob"], {0: EXAMPLE_23[:9]})
+    state = resolve(G.apply(state, G.legal_actions(state)[0]))
+    state = resolve(G.apply(state, G.legal_actions(state)[0]))
+    assert state.phase is Phase.PLACE and state.holding is not None
+    pyramid = state.explorers[0].pyramid
+    target = Placement.parse("s1 3,4 W")
+    after = observed(pyramid.place(state.holding, target))
+    action = G.explain_place(state, observed(pyramid), after)
+    assert observed(G.apply(state, action).explorers[0].pyramid) == after
+
+
+def test_a_misread_domino_and_a_broken_state_are_refused() -> None:
+    state = G.setup(["Ann", "Bob"])
+    for _ in range(15):
+        state = G.apply(state, Draw(next(g for g in Gem if state.bag[g.index])))
+    with pytest.raises(IllegalActionError, match="exactly 2 gem icons, r0-b shows 1"):
+        G.apply(state, Reveal(parse_domino("r0-b")))
+    broken = replace(state, bag=gems_add(state.bag, parse_gems("r1")), options={"gems": "all"})
+    defects = G.status(broken).defects
+    assert any("gems='all' is not one of" in d for d in defects)
+    with pytest.raises(InvalidStateError, match="inconsistent"):
+        G.apply(broken, Reveal(parse_domino("r0-b1")))

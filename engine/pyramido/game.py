@@ -38,12 +38,13 @@ from typing import Any, ClassVar, TypeVar
 from engine import serial
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
 from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
-from engine.pyramido.activation import MIXES, AreaActivation, check_mix, gems_for
+from engine.pyramido.activation import MIXES, ActivationResult, AreaActivation, best_activation, check_mix, gems_for
 from engine.pyramido.areas import areas
 from engine.pyramido.dominoes import (
     GEMS,
     MYTHICAL,
     NO_GEMS,
+    Colour,
     Domino,
     Gem,
     Gems,
@@ -71,6 +72,7 @@ from engine.pyramido.geometry import (
     legal_placements,
 )
 from engine.pyramido.legend import legend_search, legend_stage_score
+from engine.pyramido.observe import explain_placement
 
 LEGEND = "Legend"
 INVENTORY_LIMIT = 5
@@ -514,10 +516,11 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
 
     # --- applying actions -----------------------------------------------------------------------
     def apply(self, state: PyramidoState, action: PyramidoAction) -> PyramidoState:
+        if not state.__dict__.get("_sound"):
+            self.check_state(state)  # a state read from JSON or the camera must be consistent to be played on
         new = self._apply(state, action)
         # A state reached by a legal action from a sound state is sound: status() need not check it again.
-        if state.__dict__.get("_sound") or not self.defects(state):
-            new.__dict__["_sound"] = True
+        new.__dict__["_sound"] = True
         return new
 
     def _apply(self, state: PyramidoState, action: PyramidoAction) -> PyramidoState:
@@ -776,6 +779,11 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             return replace(state, bag=bag, pending=rest, spaces=_set(state.spaces, i, filled))
         if head.kind not in (PendingKind.DOMINO_TO_PILE, PendingKind.DOMINO_TO_LEGEND):
             raise IllegalActionError(f"action {action}: a gem is awaited ({head}), not a domino")
+        if action.domino.icon_count != 2:
+            raise IllegalActionError(
+                f"action {action}: every domino carries exactly 2 gem icons, {action.domino} shows "
+                f"{action.domino.icon_count}"
+            )
         unseen = state.unseen
         if unseen is not None:
             if action.domino not in unseen:
@@ -807,6 +815,28 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         if not state.unseen:
             return Reveal(rng.choice(generate_deck(rng.randrange(2**32))))
         return Reveal(rng.choice(state.unseen))
+
+    # --- helpers for the device ------------------------------------------------------------------
+    def activation_actions(self, result: ActivationResult) -> list[PyramidoAction]:
+        """The actions that place an activation's gems and end the player's scoring."""
+        return [*(Activate(a) for a in result.activations), EndScoring()]
+
+    def advice(self, state: PyramidoState, keep: Gems = NO_GEMS) -> ActivationResult:
+        """The best activation for the player to score now (in the scoring phase), keeping ``keep``."""
+        seat = self.to_move(state)
+        if state.phase is not Phase.SCORE or seat is None:
+            raise IllegalActionError(f"no player is placing gems now ({self.status(state).phase})")
+        return best_activation(areas(state.explorers[seat].pyramid), state.explorers[seat].inventory, keep)
+
+    def explain_place(
+        self, state: PyramidoState, before: Mapping[tuple[int, int], tuple[Colour, bool]],
+        after: Mapping[tuple[int, int], tuple[Colour, bool]],
+    ) -> Place:
+        """The ``place`` action that explains the camera's view of the player's pyramid before and after."""
+        seat = self.to_move(state)
+        if state.phase is not Phase.PLACE or seat is None or state.holding is None:
+            raise IllegalActionError(f"no domino is being placed now ({self.status(state).phase})")
+        return Place(explain_placement(state.explorers[seat].pyramid, state.holding, before, after))
 
     # --- scores and status ----------------------------------------------------------------------
     def score(self, state: PyramidoState) -> Score:
@@ -871,6 +901,16 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             return out
         if len(state.spaces) != SPACES:
             out.append(f"the exploration area has {len(state.spaces)} spaces, not {SPACES}")
+        out += [
+            f"space {i + 1} has {s.face_down} face-down dominoes" for i, s in enumerate(state.spaces) if s.face_down < 0
+        ]
+        try:
+            if dict(state.options) != self.resolve_options(state.options):
+                out.append(f"rule options {dict(state.options)} leave some out")
+        except InvalidActionError as exc:
+            out.append(str(exc))
+        if out:
+            return out
         if not 1 <= state.stage <= STAGES:
             return [*out, f"stage {state.stage} is not 1-4"]
         total = NO_GEMS
