@@ -17,6 +17,8 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError
 from engine.pyramido import (
@@ -450,3 +452,60 @@ def test_all_pairs_in_stage_one_are_either_legal_or_refused_with_a_reason() -> N
         else:
             with pytest.raises(IllegalActionError, match=str(placement)):
                 p.place(parse_domino("r-r"), placement)
+
+
+# --- properties on random pyramids ----------------------------------------------------------------
+
+
+def random_pyramid(seed: int) -> Pyramid:
+    """A seeded random pyramid part-way through a random stage, built by random legal placements."""
+    rng = random.Random(seed)
+    deck = list(generate_deck(seed))
+    p = Pyramid()
+    stop_stage = rng.randint(1, 4)
+    for stage in range(1, stop_stage + 1):
+        if stage > 1:
+            p = p.next_stage()
+        limit = rng.randint(0, 10) if stage == stop_stage else 99
+        for _ in range(limit):
+            options = legal_placements(p)
+            if not options:
+                break
+            p = p.place(deck.pop(), rng.choice(options))
+    return p
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_areas_partition_the_top_view(seed: int) -> None:
+    p = random_pyramid(seed)
+    view = p.top_view
+    found = areas(p)
+    cells = [c for a in found for c in a.cells]
+    assert len(cells) == len(set(cells)) == len(view)
+    owner = {c: a for a in found for c in a.cells}
+    for (x, y), (colour, _icon, _stage) in view.items():
+        assert owner[(x, y)].colour is colour
+        for n in ((x + 1, y), (x, y + 1)):
+            if n in view:
+                # Same colour side by side: same area; different colours: different areas.
+                assert (owner[n] is owner[(x, y)]) == (view[n][0] is colour)
+    assert sum(a.icons for a in found) == sum(1 for v in view.values() if v[1])
+    # Icons on blocks entirely hidden by higher stages do not show.
+    shown = sum(len(pd.domino.a.icons) + len(pd.domino.b.icons) for pd in p.placed)
+    assert sum(a.icons for a in found) <= shown
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_the_camera_explains_random_placements_on_every_stage(seed: int) -> None:
+    p = random_pyramid(seed)
+    options = legal_placements(p)
+    if not options:
+        return
+    rng = random.Random(seed)
+    d = generate_deck(seed + 1)[0]
+    placement = rng.choice(options)
+    after = observed(p.place(d, placement))
+    found = explain_placement(p, d, observed(p), after)
+    assert observed(p.place(d, found)) == after
