@@ -71,6 +71,10 @@ def full_pyramid(seed: int = 1) -> Pyramid:
     return p
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """No options beyond the shared ``--repeat``."""
+
+
 def run(args: argparse.Namespace) -> int:
     repeat = max(1, int(getattr(args, "repeat", 5) or 5))
     print(f"pyramido benchmarks (median of {repeat} runs)")
