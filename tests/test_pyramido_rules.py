@@ -509,3 +509,25 @@ def test_the_camera_explains_random_placements_on_every_stage(seed: int) -> None
     after = observed(p.place(d, placement))
     found = explain_placement(p, d, observed(p), after)
     assert observed(p.place(d, found)) == after
+
+
+def test_an_area_spanning_three_stages_by_hand() -> None:
+    # EXAMPLE_23 under a stage 2 of 6 plain blue dominoes: the stage-2 blue (48 quarter cells) joins the
+    # visible top row of the stage-1 blue area (4,0)..(7,0) and the corner quadrant (7,1); the stage-1 blue
+    # icon at (4,0) shows, the one at (4,1) is covered.
+    p = full_stage(3)
+    blue = find_area(areas(p), (4, 0))
+    assert blue is not None and (len(blue.cells), blue.icons) == (48 + 5, 1)
+    green_corner = find_area(areas(p), (7, 2))  # the lone green block (3,1): only its right column shows
+    assert green_corner is not None and green_corner.cells == frozenset({(7, 2), (7, 3)}) and green_corner.icons == 0
+    # A blue stage-3 domino with an icon on the blue: same cells, one more icon.
+    p = p.place(parse_domino("b1-b"), Placement.parse("s3 0,0 E"))
+    blue = find_area(areas(p), (4, 0))
+    assert blue is not None and (len(blue.cells), blue.icons) == (53, 2)
+    # A red stage-3 domino on top makes a red island of 8 quarter cells with its 2 icons.
+    p = p.place(parse_domino("r0-r0"), Placement.parse("s3 0,1 S"))
+    found = areas(p)
+    red = find_area(found, (2, 4))
+    blue = find_area(found, (4, 0))
+    assert red is not None and (len(red.cells), red.icons) == (8, 2)
+    assert blue is not None and (len(blue.cells), blue.icons) == (53 - 8, 2)
