@@ -1,0 +1,58 @@
+"""The procedural dice renderer: reproducible, truthful boxes, and the pips it draws are the value."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render import SIDE_RING, DieSpec, SceneStyle, render_scene
+
+PLAIN = SceneStyle(surface=(200, 200, 200), grain=0, light_gradient=0, shadow=0, camera_height=50, blur=0,
+                   noise=0, jpeg_quality=100)
+
+
+def test_same_seed_same_scene() -> None:
+    a, ta = render_scene(np.random.default_rng(7), cocked_fraction=0.2)
+    b, tb = render_scene(np.random.default_rng(7), cocked_fraction=0.2)
+    assert np.array_equal(a, b) and ta == tb
+    c, _ = render_scene(np.random.default_rng(8))
+    assert not np.array_equal(a, c)
+
+
+def test_truth_boxes_lie_in_the_image_and_around_the_centre() -> None:
+    for seed in range(5):
+        image, truth = render_scene(np.random.default_rng(seed), size=(1280, 960), side_range=(40, 90))
+        assert image.shape == (960, 1280, 3) and image.dtype == np.uint8
+        assert truth, "a random scene has at least one die"
+        for die in truth:
+            x0, y0, x1, y1 = die.box
+            assert 0 <= x0 < die.centre[0] < x1 <= 1280 and 0 <= y0 < die.centre[1] < y1 <= 960
+            assert x1 - x0 >= die.side * 0.95
+
+
+def test_side_faces_are_a_real_die() -> None:
+    for top, ring in SIDE_RING.items():
+        assert sorted((top, 7 - top, *ring)) == [1, 2, 3, 4, 5, 6]
+        assert all(ring[i] + ring[(i + 2) % 4] == 7 for i in range(4)), "opposite side faces sum to 7"
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+def test_drawn_pips_count_the_value(value: int) -> None:
+    spec = DieSpec(value=value, body=(240, 240, 240), pips=(20, 20, 20), centre=(100.0, 100.0), side=120.0,
+                   angle=17.0)
+    image, truth = render_scene(np.random.default_rng(0), size=(200, 200), dice=[spec], style=PLAIN)
+    assert [d.value for d in truth] == [value] and not truth[0].cocked
+    dark = (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) < 90).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    pips = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 40]
+    assert len(pips) == value
+
+
+def test_a_tipped_die_is_marked_cocked_and_shows_a_second_face() -> None:
+    spec = DieSpec(value=3, centre=(100.0, 100.0), side=80.0, angle=0.0, tilt=30.0, tilt_direction=0.0)
+    _, truth = render_scene(np.random.default_rng(1), size=(200, 200), dice=[spec], style=PLAIN)
+    (die,) = truth
+    assert die.cocked
+    width, height = die.box[2] - die.box[0], die.box[3] - die.box[1]
+    assert max(width, height) > 80 * 1.15, "the tipped die's outline grows along the tilt"

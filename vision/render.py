@@ -1,0 +1,440 @@
+"""A procedural renderer of dice seen from above: training data for the models and the demo recordings.
+
+Each die is a cube projected through a pinhole camera above the table, so a die away from the image
+centre shows part of its side faces (with their own pips) as in real photos; a cocked die is tipped
+about a horizontal axis and shows two faces strongly. Faces are drawn upright on a small texture
+(rounded body, pips, darkened edges) and warped into place; the scene adds a surface with lighting
+gradient and grain, soft shadows, an optional tray edge, then blur, noise and JPEG artefacts.
+
+Everything is drawn from a ``numpy.random.Generator``, so a scene is reproducible from its seed. The
+truth of every die (centre, side, rotation, value, colours, the axis-aligned box around all its
+visible faces, cocked or not) comes back with the image.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+BGR = tuple[int, int, int]
+
+#: Die body colours (BGR) by name; the Pyradice four first. Pip colours are chosen to contrast.
+DIE_COLOURS: dict[str, BGR] = {
+    "white": (235, 238, 240),
+    "gray": (128, 128, 124),
+    "maroon": (40, 30, 120),
+    "orange": (20, 120, 240),
+    "red": (40, 40, 200),
+    "green": (70, 170, 40),
+    "blue": (170, 60, 20),
+    "yellow": (30, 210, 235),
+    "purple": (120, 40, 100),
+    "black": (35, 35, 35),
+    "ivory": (200, 225, 235),
+}
+PIP_COLOURS: dict[str, BGR] = {
+    "black": (25, 25, 25),
+    "white": (245, 245, 245),
+    "red": (40, 30, 190),
+    "gold": (40, 180, 220),
+}
+
+#: Pip centres on a unit face (0..1), for faces 1..6.
+PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.5, 0.5),),
+    2: ((0.25, 0.25), (0.75, 0.75)),
+    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
+    4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
+    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
+    6: ((0.25, 0.22), (0.25, 0.5), (0.25, 0.78), (0.75, 0.22), (0.75, 0.5), (0.75, 0.78)),
+}
+#: For a top face v, the four faces around it in order (a right-handed die); opposite faces sum to 7.
+SIDE_RING: dict[int, tuple[int, int, int, int]] = {
+    1: (2, 3, 5, 4),
+    2: (1, 4, 6, 3),
+    3: (1, 2, 6, 5),
+    4: (1, 5, 6, 2),
+    5: (1, 3, 6, 4),
+    6: (2, 4, 5, 3),
+}
+_TEXTURE = 96  # face texture size in pixels; faces are warped down from this
+
+
+@dataclass(frozen=True)
+class DieSpec:
+    """A die to draw. ``None`` fields are drawn at random by :func:`render_scene`.
+
+    ``tilt`` is how far the die is tipped about a horizontal axis (degrees): 0 for a die lying flat,
+    15..35 for a cocked die leaning on a neighbour or the tray wall. ``pip_contrast`` < 1 blends the
+    pips toward the body colour to make a die hard to read.
+    """
+
+    value: int
+    body: BGR = DIE_COLOURS["white"]
+    pips: BGR = PIP_COLOURS["black"]
+    centre: tuple[float, float] | None = None
+    side: float | None = None
+    angle: float | None = None
+    tilt: float = 0.0
+    tilt_direction: float = 0.0
+    pip_contrast: float = 1.0
+    colour_name: str | None = None
+
+
+@dataclass(frozen=True)
+class RenderedDie:
+    """The truth about a drawn die. ``box`` bounds every visible face (as photo labels do)."""
+
+    value: int
+    centre: tuple[float, float]
+    side: float
+    angle: float
+    box: tuple[float, float, float, float]
+    body: BGR
+    pips: BGR
+    cocked: bool
+    colour_name: str | None
+
+
+@dataclass(frozen=True)
+class SceneStyle:
+    """How the table and the camera look."""
+
+    surface: BGR = (200, 202, 204)
+    grain: float = 4.0
+    light_gradient: float = 0.15
+    light_direction: float = 45.0
+    shadow: float = 0.35
+    camera_height: float = 9.0  # in image widths... relative: larger = closer to orthographic
+    blur: float = 0.6
+    noise: float = 2.0
+    jpeg_quality: int = 90
+    tray: bool = False
+
+
+def random_style(rng: np.random.Generator) -> SceneStyle:
+    """A random but plausible table, light and camera."""
+    base = rng.uniform(60, 235)
+    tint = rng.normal(0, 10, 3)
+    surface = tuple(int(np.clip(base + t, 0, 255)) for t in tint)
+    return SceneStyle(
+        surface=(surface[0], surface[1], surface[2]),
+        grain=float(rng.uniform(0, 10)),
+        light_gradient=float(rng.uniform(0, 0.35)),
+        light_direction=float(rng.uniform(0, 360)),
+        shadow=float(rng.uniform(0.1, 0.5)),
+        camera_height=float(rng.uniform(1.5, 8.0)),
+        blur=float(rng.uniform(0, 1.4)),
+        noise=float(rng.uniform(0, 6)),
+        jpeg_quality=int(rng.integers(35, 96)),
+        tray=bool(rng.random() < 0.3),
+    )
+
+
+def face_texture(value: int, body: BGR, pips: BGR, pip_contrast: float = 1.0, flip: bool = False) -> np.ndarray:
+    """One face drawn upright on a square texture: body with darkened rounded edges, and pips.
+
+    ``flip`` mirrors the layout, which turns the diagonal of a 2, 3 or 6 the other way.
+    """
+    n = _TEXTURE
+    tex = np.empty((n, n, 3), np.float32)
+    tex[:] = body
+    # Rounded cube edges catch less light: darken a soft border.
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / (n - 1)
+    edge = np.minimum(np.minimum(xx, 1 - xx), np.minimum(yy, 1 - yy))
+    tex *= (0.72 + 0.28 * np.clip(edge / 0.12, 0, 1))[..., None]
+    pip = np.array(pips, np.float32) * pip_contrast + np.array(body, np.float32) * (1 - pip_contrast)
+    radius = round(n * (0.095 if value != 1 else 0.13))
+    for px, py in PIP_LAYOUT[value]:
+        if flip:
+            px = 1 - px
+        centre = (round(px * (n - 1) * 16), round(py * (n - 1) * 16))
+        cv2.circle(tex, centre, radius * 16, pip.tolist(), -1, cv2.LINE_AA, shift=4)
+    return tex
+
+
+def _rotation(angle_deg: float, tilt_deg: float, tilt_dir_deg: float) -> np.ndarray:
+    """Rotation of the cube: tip by ``tilt`` about a horizontal axis, then turn by ``angle`` about z."""
+    a = math.radians(angle_deg)
+    rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    d = math.radians(tilt_dir_deg)
+    axis = np.array([math.cos(d), math.sin(d), 0.0])
+    t = math.radians(tilt_deg)
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    rt = np.eye(3) + math.sin(t) * k + (1 - math.cos(t)) * (k @ k)
+    result: np.ndarray = rz @ rt
+    return result
+
+
+# Unit cube faces: (outward normal, the face's u and v axes). Corners are centre + (+-u +-v)/2.
+_FACES = (
+    (np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])),  # top
+    (np.array([0.0, -1.0, 0.0]), np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, -1.0])),
+    (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, -1.0])),
+    (np.array([0.0, 1.0, 0.0]), np.array([-1.0, 0.0, 0.0]), np.array([0.0, 0.0, -1.0])),
+    (np.array([-1.0, 0.0, 0.0]), np.array([0.0, -1.0, 0.0]), np.array([0.0, 0.0, -1.0])),
+    (np.array([0.0, 0.0, -1.0]), np.array([1.0, 0.0, 0.0]), np.array([0.0, -1.0, 0.0])),  # bottom
+)
+
+
+class _Camera:
+    """A pinhole camera looking straight down at the image centre from ``height`` image widths."""
+
+    def __init__(self, width: int, height: int, style: SceneStyle) -> None:
+        self.cx, self.cy = width / 2, height / 2
+        self.distance = style.camera_height * max(width, height)
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """Table coordinates in pixels (x, y, z up) to image pixels; z=0 maps to itself."""
+        scale = self.distance / (self.distance - points[:, 2])
+        out = np.empty((len(points), 2))
+        out[:, 0] = self.cx + (points[:, 0] - self.cx) * scale
+        out[:, 1] = self.cy + (points[:, 1] - self.cy) * scale
+        return out
+
+
+def _blend_quad(image: np.ndarray, texture: np.ndarray, quad: np.ndarray, shade: float) -> None:
+    """Warp ``texture`` onto the convex quad (4x2 image points, in texture corner order) in place."""
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
+    h, w = image.shape[:2]
+    x0c, y0c, x1c, y1c = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1c <= x0c or y1c <= y0c:
+        return
+    n = texture.shape[0] - 1
+    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    dst = (quad - [x0c, y0c]).astype(np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    size = (x1c - x0c, y1c - y0c)
+    warped = cv2.warpPerspective(texture * shade, m, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    mask = np.zeros((size[1] * 4, size[0] * 4), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(dst * 4 * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+    alpha = cv2.resize(mask, size, interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+    roi = image[y0c:y1c, x0c:x1c]
+    roi[:] = roi * (1 - alpha) + warped * alpha
+
+
+def draw_die(image: np.ndarray, spec: DieSpec, style: SceneStyle, rng: np.random.Generator) -> RenderedDie:
+    """Draw one die (its shadow, then its visible faces) onto a float32 BGR image, in place."""
+    assert spec.centre is not None and spec.side is not None and spec.angle is not None
+    h, w = image.shape[:2]
+    camera = _Camera(w, h, style)
+    s = spec.side
+    rot = _rotation(spec.angle, spec.tilt, spec.tilt_direction)
+    cx, cy = spec.centre
+    # A tipped die rests on an edge: lift it so its lowest corner touches the table.
+    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]) * s
+    lift = -(corners @ rot.T)[:, 2].min()
+    origin = np.array([cx, cy, lift])
+
+    # Shadow: the footprint pushed away from the light, blurred, darkening the table.
+    light = math.radians(style.light_direction)
+    offset = np.array([math.cos(light), math.sin(light)]) * s * 0.18
+    foot = (corners @ rot.T)[:, :2] + origin[:2] + offset
+    hull = cv2.convexHull(foot.astype(np.float32)).reshape(-1, 2)
+    pad = int(s) + 4
+    bx0, by0 = int(max(hull[:, 0].min() - pad, 0)), int(max(hull[:, 1].min() - pad, 0))
+    bx1, by1 = int(min(hull[:, 0].max() + pad, w)), int(min(hull[:, 1].max() + pad, h))
+    if bx1 > bx0 and by1 > by0:
+        mask = np.zeros((by1 - by0, bx1 - bx0), np.float32)
+        cv2.fillConvexPoly(mask, np.round((hull - [bx0, by0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, shift=4)
+        mask = cv2.GaussianBlur(mask, (0, 0), max(s * 0.12, 0.8))
+        image[by0:by1, bx0:bx1] *= (1 - style.shadow * mask)[..., None]
+
+    ring = SIDE_RING[spec.value]
+    values = (spec.value, ring[0], ring[1], ring[2], ring[3], 7 - spec.value)
+    view = np.array([camera.cx, camera.cy, camera.distance])
+    light_vec = np.array([math.cos(light) * -0.5, math.sin(light) * -0.5, 1.0])
+    light_vec /= np.linalg.norm(light_vec)
+    drawn: list[np.ndarray] = []
+    faces = []
+    for (normal, u, v), value in zip(_FACES, values, strict=True):
+        n_world = rot @ normal
+        centre3 = origin + rot @ (normal * s / 2)
+        if np.dot(n_world, view - centre3) <= 1e-6:
+            continue  # facing away from the camera
+        ux, vx = rot @ u * s / 2, rot @ v * s / 2
+        quad3 = np.array([centre3 - ux - vx, centre3 + ux - vx, centre3 + ux + vx, centre3 - ux + vx])
+        quad = camera.project(quad3)
+        shade = 0.55 + 0.45 * max(float(np.dot(n_world, light_vec)), 0.0)
+        faces.append((float(centre3[2]), quad, value, shade))
+    faces.sort(key=lambda f: f[0])  # lower faces first, the top face over them
+    flip = bool(rng.random() < 0.5)
+    for _, quad, value, shade in faces:
+        texture = face_texture(value, spec.body, spec.pips, spec.pip_contrast, flip)
+        _blend_quad(image, texture, quad, shade)
+        drawn.append(quad)
+    allpts = np.concatenate(drawn)
+    box = (float(allpts[:, 0].min()), float(allpts[:, 1].min()), float(allpts[:, 0].max()), float(allpts[:, 1].max()))
+    top_centre = camera.project((origin + rot @ np.array([0, 0, s / 2]))[None, :])[0]
+    return RenderedDie(
+        value=spec.value,
+        centre=(float(top_centre[0]), float(top_centre[1])),
+        side=float(s),
+        angle=float(spec.angle % 90),
+        box=box,
+        body=spec.body,
+        pips=spec.pips,
+        cocked=spec.tilt >= 12,
+        colour_name=spec.colour_name,
+    )
+
+
+def random_die(rng: np.random.Generator, side_range: tuple[float, float] = (20, 60)) -> DieSpec:
+    """A die with random value, body and pip colours (pips contrasting with the body) and size."""
+    name = str(rng.choice(list(DIE_COLOURS)))
+    body = DIE_COLOURS[name]
+    jitter = rng.normal(0, 12, 3)
+    body = tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(body, jitter, strict=True))  # type: ignore[assignment]
+    luminance = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    pip_name = "black" if luminance > 140 else str(rng.choice(["white", "white", "gold", "red"]))
+    if luminance > 140 and rng.random() < 0.25:
+        pip_name = "red"
+    return DieSpec(
+        value=int(rng.integers(1, 7)),
+        body=body,
+        pips=PIP_COLOURS[pip_name],
+        side=float(rng.uniform(*side_range)),
+        angle=float(rng.uniform(0, 90)),
+        colour_name=name,
+    )
+
+
+def place_dice(
+    rng: np.random.Generator, specs: Sequence[DieSpec], width: int, height: int, touching: float = 0.3
+) -> list[DieSpec]:
+    """Give each die without a centre a place where it overlaps no other die.
+
+    With probability ``touching`` a die is pushed against an already placed one, edge to edge, since
+    dice often touch on a real table.
+    """
+    placed: list[DieSpec] = []
+    for spec in specs:
+        side = spec.side if spec.side is not None else 40.0
+        angle = spec.angle if spec.angle is not None else float(rng.uniform(0, 90))
+        if spec.centre is not None:
+            placed.append(replace(spec, side=side, angle=angle))
+            continue
+        margin = side * 0.9
+        for attempt in range(200):
+            if placed and rng.random() < touching and attempt < 20:
+                other = placed[int(rng.integers(len(placed)))]
+                assert other.centre is not None and other.side is not None and other.angle is not None
+                direction = math.radians(other.angle + 90 * int(rng.integers(4)))
+                gap = (other.side + side) / 2 * float(rng.uniform(1.02, 1.1))
+                centre = (other.centre[0] + gap * math.cos(direction), other.centre[1] + gap * math.sin(direction))
+                candidate_angle = other.angle + float(rng.normal(0, 2))
+            else:
+                centre = (float(rng.uniform(margin, width - margin)), float(rng.uniform(margin, height - margin)))
+                candidate_angle = angle
+            if not (margin <= centre[0] <= width - margin and margin <= centre[1] <= height - margin):
+                continue
+            if all(_apart(centre, side, candidate_angle, p) for p in placed):
+                placed.append(replace(spec, centre=centre, side=side, angle=candidate_angle))
+                break
+    return placed
+
+
+def _apart(centre: tuple[float, float], side: float, angle: float, other: DieSpec) -> bool:
+    """True when two squares do not overlap (separating axis test on their four edge normals)."""
+    assert other.centre is not None and other.side is not None and other.angle is not None
+
+    def corners(c: tuple[float, float], s: float, a: float) -> np.ndarray:
+        r = math.radians(a)
+        u = np.array([math.cos(r), math.sin(r)]) * s / 2
+        v = np.array([-math.sin(r), math.cos(r)]) * s / 2
+        return np.array([c + u + v, c - u + v, c - u - v, c + u - v])
+
+    a = corners(centre, side, angle)
+    b = corners(other.centre, other.side, other.angle)
+    for ang in (angle, angle + 90, other.angle, other.angle + 90):
+        axis = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
+        pa, pb = a @ axis, b @ axis
+        if pa.max() <= pb.min() + 0.5 or pb.max() <= pa.min() + 0.5:
+            return True
+    return False
+
+
+def render_surface(rng: np.random.Generator, width: int, height: int, style: SceneStyle) -> np.ndarray:
+    """The empty table: surface colour, a lighting gradient, grain and optionally a tray edge."""
+    image = np.empty((height, width, 3), np.float32)
+    image[:] = style.surface
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    d = math.radians(style.light_direction)
+    ramp = ((xx - width / 2) * math.cos(d) + (yy - height / 2) * math.sin(d)) / max(width, height)
+    image *= (1 + style.light_gradient * ramp)[..., None]
+    if style.grain > 0:
+        grain = rng.normal(0, style.grain, (height // 4 + 1, width // 4 + 1)).astype(np.float32)
+        grain = cv2.resize(grain, (width, height), interpolation=cv2.INTER_LINEAR)
+        image += grain[..., None]
+    if style.tray:
+        inset = int(min(width, height) * float(rng.uniform(0.02, 0.08)))
+        wall = np.array(style.surface, np.float32) * float(rng.uniform(0.3, 0.8))
+        cv2.rectangle(image, (0, 0), (width - 1, height - 1), wall.tolist(), inset)
+    return image
+
+
+def finish(image: np.ndarray, rng: np.random.Generator, style: SceneStyle) -> np.ndarray:
+    """Camera effects: blur, sensor noise, 8-bit quantisation and a JPEG round trip."""
+    if style.blur > 0.05:
+        image = cv2.GaussianBlur(image, (0, 0), style.blur)
+    if style.noise > 0:
+        image = image + rng.normal(0, style.noise, image.shape).astype(np.float32)
+    out = np.clip(image, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
+    if not ok:  # pragma: no cover - OpenCV always encodes a valid uint8 image
+        return out
+    decoded: np.ndarray = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return decoded
+
+
+def render_scene(
+    rng: np.random.Generator,
+    size: tuple[int, int] = (640, 640),
+    dice: Sequence[DieSpec] | None = None,
+    n_dice: tuple[int, int] = (1, 30),
+    side_range: tuple[float, float] = (20, 60),
+    style: SceneStyle | None = None,
+    cocked_fraction: float = 0.0,
+) -> tuple[np.ndarray, list[RenderedDie]]:
+    """A BGR uint8 image of dice on a table, and the truth of every die drawn.
+
+    ``size`` is (width, height). Without ``dice`` a random number in ``n_dice`` of random dice is drawn;
+    a fraction ``cocked_fraction`` of them is tipped. Dice that found no free place are left out, so
+    the truth lists exactly the dice in the image.
+    """
+    width, height = size
+    style = style or random_style(rng)
+    if dice is None:
+        count = int(rng.integers(n_dice[0], n_dice[1] + 1))
+        dice = [random_die(rng, side_range) for _ in range(count)]
+        dice = [
+            replace(d, tilt=float(rng.uniform(15, 35)), tilt_direction=float(rng.uniform(0, 360)))
+            if rng.random() < cocked_fraction
+            else d
+            for d in dice
+        ]
+    specs = place_dice(rng, dice, width, height)
+    image = render_surface(rng, width, height, style)
+    truth = [draw_die(image, spec, style, rng) for spec in specs]
+    return finish(image, rng, style), truth
+
+
+def _main() -> None:  # pragma: no cover - a quick look: python -m vision.render OUT.png [SEED]
+    import sys
+
+    rng = np.random.default_rng(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+    image, truth = render_scene(rng, cocked_fraction=0.1)
+    for die in truth:
+        x0, y0, x1, y1 = (round(v) for v in die.box)
+        cv2.rectangle(image, (x0, y0), (x1, y1), (0, 0, 255) if die.cocked else (0, 200, 0), 1)
+        cv2.putText(image, str(die.value), (x0, y0 - 2), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 255), 1)
+    cv2.imwrite(sys.argv[1], image)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _main()
