@@ -492,3 +492,19 @@ def test_a_misread_domino_and_a_broken_state_are_refused() -> None:
     assert any("gems='all' is not one of" in d for d in defects)
     with pytest.raises(InvalidStateError, match="inconsistent"):
         G.apply(broken, Reveal(parse_domino("r0-b1")))
+
+
+@pytest.mark.parametrize("players", [["Solo"], ["Ann", "Bob", "Cy"]])
+def test_a_table_game_with_unknown_dominoes_plays_to_the_end(players: list[str]) -> None:
+    """Tracking a real table: set-up and every reveal come in as chance actions, the deck stays unknown."""
+    rng = random.Random(len(players))
+    state = G.initial_state(players)  # no seed: nothing drawn yet
+    assert state.unseen is None
+    steps = 0
+    while not G.status(state).finished:
+        legal = G.legal_actions(state)
+        action = G.random_chance(state, rng) if not legal else rng.choice(legal)
+        state = G.apply(state, G.parse_action(str(action)))  # as text, the way the device records it
+        steps += 1
+        assert steps < 5000
+    assert G.defects(state) == [] and G.status(state).winners
