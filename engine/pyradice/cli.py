@@ -18,10 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
+from engine.cli_support import read_state, rule_options
 from engine.dice import Die
 from engine.errors import InvalidActionError, InvalidStateError
 from engine.pyradice import pyramid as pyr
@@ -35,8 +35,8 @@ _GAME = PyradiceGame()
 
 
 def _read_state(path: str) -> PyradiceState:
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    return _GAME.state_from_json(text)
+    state: PyradiceState = read_state(_GAME, path)
+    return state
 
 
 def _write(text: str, out: str | None) -> None:
@@ -46,18 +46,10 @@ def _write(text: str, out: str | None) -> None:
         print(text)
 
 
-def _options(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise InvalidActionError(f"rule option {pair!r} is not NAME=VALUE")
-        out[name] = value
-    return out
 
 
 def _new(args: argparse.Namespace) -> int:
-    state = _GAME.initial_state(args.players, _options(args.option), seed=args.seed)
+    state = _GAME.initial_state(args.players, rule_options(args.option), seed=args.seed)
     _write(_GAME.state_to_json(state), args.out)
     return 0
 
@@ -135,7 +127,7 @@ def _simulate(args: argparse.Namespace) -> int:
     totals: list[int] = []
     tokens: list[int] = []
     for i in range(args.games):
-        final = play(_GAME, names, args.seed + i, options=_options(args.option), keep_states=False).final
+        final = play(_GAME, names, args.seed + i, options=rule_options(args.option), keep_states=False).final
         for p, s in _GAME.score(final).players.items():
             totals.append(s.total)
             tokens.append(sum(v for k, v in s.breakdown.items() if k.startswith("level")) // 5)

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.cli_support import read_state, rule_options
 from engine.errors import InvalidActionError
 from engine.pyramido.activation import best_activation
 from engine.pyramido.areas import areas, render
@@ -32,7 +33,8 @@ from engine.pyramido.geometry import Pyramid, legal_placements
 
 
 def _read_state(path: str) -> PyramidoState:
-    return GAME.state_from_json(Path(path).read_text(encoding="utf-8"))
+    state: PyramidoState = read_state(GAME, path)
+    return state
 
 
 def _read_pyramid(path: str) -> Pyramid:
@@ -66,18 +68,10 @@ def _player_pyramid(args: argparse.Namespace) -> tuple[Pyramid, PyramidoState | 
     return state.explorers[seat].pyramid, state, seat
 
 
-def _options(pairs: list[str] | None) -> dict[str, str]:
-    out = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise InvalidActionError(f"rule option {pair!r} is not NAME=VALUE")
-        out[name] = value
-    return out
 
 
 def _new(args: argparse.Namespace) -> int:
-    state = GAME.initial_state(args.players, _options(args.option), seed=args.seed)
+    state = GAME.initial_state(args.players, rule_options(args.option), seed=args.seed)
     print(GAME.state_to_json(state))
     return 0
 
@@ -158,7 +152,7 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.games < 1 or not 1 <= args.players <= 4:
         raise InvalidActionError("--games must be at least 1 and --players 1-4")
     names = ["Ann", "Bob", "Cy", "Di"][: args.players]
-    options = _options(args.option)
+    options = rule_options(args.option)
     totals: dict[str, int] = {}
     wins: dict[str, int] = {}
     start = time.perf_counter()
