@@ -12,11 +12,12 @@ import pytest
 
 from engine import find_game
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError
-from engine.pyramido import Pyramid, legal_placements, legend_search, parse_domino, parse_gems
+from engine.pyramido import AreaActivation, Pyramid, legal_placements, legend_search, parse_domino, parse_gems
 from engine.pyramido.dominoes import NO_GEMS, Gem, gems_add, gems_sub
 from engine.pyramido.exploration import Space
 from engine.pyramido.game import (
     LEGEND,
+    Activate,
     Discard,
     Draw,
     EndScoring,
@@ -31,10 +32,10 @@ from engine.pyramido.game import (
     Take,
     parse_action,
 )
-from engine.pyramido.geometry import Placement
+from engine.pyramido.geometry import PlacedDomino, Placement
 from engine.pyramido.legend import legend_stage_score
 from engine.simulate import play
-from tests.test_pyramido_rules import EXAMPLE_23
+from tests.test_pyramido_rules import CARL, CARL_SCORING, CARL_STAGE_END, EXAMPLE_23
 
 G = find_game("pyramido")
 assert isinstance(G, Pyramido)
@@ -238,6 +239,56 @@ def test_scoring_activations_discards_and_the_inventory_limit() -> None:
     assert state.stage == 2 and sum(state.explorers[1].inventory) == 5
     assert G.status(state).to_move == "Bob"  # 3 points is the lowest
     assert G.defects(state) == []
+
+
+def test_rulebook_scoring_examples_stage_after_stage_in_a_game() -> None:
+    """Carl plays the rulebook's four scoring examples in one game: 23, 20, 21 and 14 points.
+
+    His pyramid grows by legal placements between scorings (turns are tested above); each stage he holds
+    the rulebook's inventory, takes the optimiser's advice, and the game's stage-end scoring counts it.
+    Ann has the same pyramid and places nothing, so she scores 0 and starts every next stage.
+    """
+    state = table(["Ann", "Carl"], {0: CARL[:10], 1: CARL[:10]})
+    for stage in (1, 2, 3, 4):
+        _view, inventory, expected, _left, total = CARL_SCORING[stage]
+        if stage > 1:
+            texts = CARL[CARL_STAGE_END[stage - 1] : CARL_STAGE_END[stage]]
+            explorers = list(state.explorers)
+            for seat in (0, 1):
+                p = explorers[seat].pyramid
+                for pd in map(PlacedDomino.parse, texts):
+                    p = p.place(pd.domino, pd.placement)
+                explorers[seat] = replace(explorers[seat], pyramid=p)
+            spaces = list(state.spaces)
+            need = 2 * len(texts)  # the dominoes came from the piles
+            for i in range(5):
+                k = min(need, spaces[i].face_down - 1)
+                spaces[i] = replace(spaces[i], face_down=spaces[i].face_down - k)
+                need -= k
+            state = replace(state, explorers=tuple(explorers), spaces=tuple(spaces))
+        # Carl's inventory this stage is the rulebook's: what he kept goes back to the bag first.
+        carl_now = state.explorers[1]
+        state = replace(
+            state,
+            bag=gems_add(state.bag, carl_now.inventory),
+            explorers=(state.explorers[0], replace(carl_now, inventory=NO_GEMS)),
+        )
+        state = G._advance(give(state, 1, inventory), 0)  # neither has room: stage-end scoring
+        assert G.defects(state) == [] and state.phase is Phase.SCORE and state.stage == stage
+        assert G.status(state).to_move == "Ann"
+        state = G.apply(state, EndScoring())  # Ann places nothing
+        advice = G.advice(state)
+        assert advice.points == total
+        chosen = [Activate(AreaActivation(anchor, coloured, 0)) for anchor, _c, _i, coloured in expected]
+        assert sorted(advice.activations, key=str) == sorted((a.activation for a in chosen), key=str)
+        for action in [*chosen, EndScoring()]:
+            state = G.apply(state, G.parse_action(str(action)))
+        assert state.explorers[1].stage_scores[-1] == total
+        if stage < 4:
+            assert state.stage == stage + 1 and G.status(state).to_move == "Ann"  # 0 points: she starts
+    assert state.explorers[1].stage_scores == (23, 20, 21, 14)
+    assert G.status(state).finished and G.status(state).winners == ("Carl",)
+    assert G.score(state).players["Carl"].total == 78
 
 
 def test_end_of_game_tie_breaks() -> None:
