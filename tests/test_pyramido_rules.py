@@ -81,7 +81,7 @@ def full_stage(stage: int) -> Pyramid:
 def test_domino_text_round_trips_and_rejects_bad_text() -> None:
     d = parse_domino("r03-b")
     assert d == Domino(Block(Colour.RED, (0, 3)), Block(Colour.BLUE))
-    assert str(d) == "r03-b" and d.back() == "r2-b0" and d.icon_colours() == (Colour.RED, Colour.RED)
+    assert str(d) == "r03-b" and str(d.back()) == "b0-r2" and d.icon_colours() == (Colour.RED, Colour.RED)
     assert str(parse_domino("O30-p1")) == "o03-p1"
     for bad, needle in (("r03", "two blocks"), ("x0-b", "'x0'"), ("r4-b", "'r4'"), ("r00-b", "distinct")):
         with pytest.raises(InvalidActionError, match=needle):

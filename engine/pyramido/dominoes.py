@@ -141,8 +141,7 @@ class Block:
         icons = self.icons
         if len(icons) > 2 or len(set(icons)) != len(icons) or any(q not in (0, 1, 2, 3) for q in icons):
             raise InvalidActionError(
-                f"block {self.colour.value} with icons {list(icons)}: "
-                "a block has 0-2 icons in distinct quadrants 0-3"
+                f"block {self.colour.value} with icons {list(icons)}: a block has 0-2 icons in distinct quadrants 0-3"
             )
         if tuple(sorted(self.icons)) != self.icons:
             object.__setattr__(self, "icons", tuple(sorted(self.icons)))
@@ -169,9 +168,41 @@ class Domino:
         """The colour of each icon, counted per icon (what the Legend wants, FT1)."""
         return (self.a.colour,) * len(self.a.icons) + (self.b.colour,) * len(self.b.icons)
 
-    def back(self) -> str:
+    def back(self) -> Back:
         """What the back shows: each block's colour and icon count, not where the icons are."""
-        return f"{self.a.colour.letter}{len(self.a.icons)}-{self.b.colour.letter}{len(self.b.icons)}"
+        return Back.of((self.a.colour, len(self.a.icons)), (self.b.colour, len(self.b.icons)))
+
+
+@dataclass(frozen=True, slots=True)
+class Back:
+    """The back of a face-down domino (RULES.md 2.1): each block's colour and icon count, not the icon
+    quadrants. A back does not say which block is A, so its two blocks are kept in a fixed order and a
+    domino matches a back whichever way round it lies. Written like a domino with counts: ``r2-b0``."""
+
+    blocks: tuple[tuple[Colour, int], tuple[Colour, int]]
+
+    @classmethod
+    def of(cls, first: tuple[Colour, int], second: tuple[Colour, int]) -> Back:
+        key = _COLOUR_INDEX
+        pair = (first, second) if (key[first[0]], first[1]) <= (key[second[0]], second[1]) else (second, first)
+        return cls(pair)
+
+    def __str__(self) -> str:
+        return "-".join(f"{c.letter}{n}" for c, n in self.blocks)
+
+
+def parse_back(text: str) -> Back:
+    """Read a back written ``A-B``, each block a colour letter and its icon count 0-2 (e.g. ``r2-b0``)."""
+    parts = text.strip().lower().split("-")
+    if len(parts) != 2 or any(len(p) != 2 or p[0] not in _COLOUR_BY_LETTER or p[1] not in "012" for p in parts):
+        raise InvalidActionError(
+            f"domino back {text!r} is not two blocks written A-B, each a colour letter (o, b, p, g, r) and its "
+            "icon count 0-2, e.g. r2-b0"
+        )
+    (ca, na), (cb, nb) = ((_COLOUR_BY_LETTER[p[0]], int(p[1])) for p in parts)
+    if na + nb != ICONS_PER_DOMINO:
+        raise InvalidActionError(f"domino back {text!r} shows {na + nb} gem icons; every domino has {ICONS_PER_DOMINO}")
+    return Back.of((ca, na), (cb, nb))
 
 
 def parse_block(text: str) -> Block:
