@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from operator import itemgetter
 
 from engine.pyramido.dominoes import Colour
 from engine.pyramido.geometry import Pyramid
 
 Cell = tuple[int, int]
+_READING_ORDER = itemgetter(1, 0)  # a cell's (y, x): top row first, then left to right
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ def areas_of_view(view: Mapping[Cell, tuple[Colour, bool] | tuple[Colour, bool, 
     """The areas of a top view (quarter cell -> (colour, icon shows, ...)), ordered by anchor."""
     seen: set[Cell] = set()
     out: list[Area] = []
-    for start in sorted(view, key=lambda c: (c[1], c[0])):
+    for start in sorted(view, key=_READING_ORDER):
         if start in seen:
             continue
         colour = view[start][0]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import enum
 import random
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -35,17 +34,18 @@ class Colour(enum.Enum):
     GREEN = "green"
     RED = "red"
 
+    #: Position in COLOURS; a plain attribute, not a lookup, because it is read in every hot loop.
+    index: int
+
+    def __init__(self, value: str) -> None:
+        self.index = len(type(self).__members__)
+
     @property
     def letter(self) -> str:
         return self.value[0]
 
-    @property
-    def index(self) -> int:
-        return _COLOUR_INDEX[self]
-
 
 COLOURS: tuple[Colour, ...] = tuple(Colour)
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
 _COLOUR_BY_LETTER = {c.letter: c for c in COLOURS}
 
 
@@ -59,13 +59,15 @@ class Gem(enum.Enum):
     RED = "red"
     MYTHICAL = "mythical"
 
+    #: Position in GEMS (and in a gem-count tuple); a plain attribute, read in every hot loop.
+    index: int
+
+    def __init__(self, value: str) -> None:
+        self.index = len(type(self).__members__)
+
     @property
     def letter(self) -> str:
         return self.value[0]
-
-    @property
-    def index(self) -> int:
-        return _GEM_INDEX[self]
 
     @classmethod
     def of(cls, colour: Colour) -> Gem:
@@ -81,7 +83,6 @@ class Gem(enum.Enum):
 
 
 GEMS: tuple[Gem, ...] = tuple(Gem)
-_GEM_INDEX = {g: i for i, g in enumerate(GEMS)}
 MYTHICAL = 5  # index of the mythical gem in a gem-count tuple
 
 #: A multiset of gems: counts indexed like GEMS (orange, blue, purple, green, red, mythical).
@@ -183,8 +184,7 @@ class Back:
 
     @classmethod
     def of(cls, first: tuple[Colour, int], second: tuple[Colour, int]) -> Back:
-        key = _COLOUR_INDEX
-        pair = (first, second) if (key[first[0]], first[1]) <= (key[second[0]], second[1]) else (second, first)
+        pair = (first, second) if (first[0].index, first[1]) <= (second[0].index, second[1]) else (second, first)
         return cls(pair)
 
     def __str__(self) -> str:
@@ -236,19 +236,19 @@ def deck_problems(deck: Sequence[Domino]) -> list[str]:
     problems = []
     if len(deck) != DECK_SIZE:
         problems.append(f"deck has {len(deck)} dominoes, not {DECK_SIZE}")
-    blocks: Counter[Colour] = Counter()
-    icons: Counter[Colour] = Counter()
+    blocks = [0] * len(COLOURS)  # per colour index
+    icons = [0] * len(COLOURS)
     for d in deck:
         if d.icon_count != ICONS_PER_DOMINO:
             problems.append(f"domino {d} has {d.icon_count} gem icons, not {ICONS_PER_DOMINO}")
         for blk in (d.a, d.b):
-            blocks[blk.colour] += 1
-            icons[blk.colour] += len(blk.icons)
+            blocks[blk.colour.index] += 1
+            icons[blk.colour.index] += len(blk.icons)
     for c in COLOURS:
-        if blocks[c] != BLOCKS_PER_COLOUR:
-            problems.append(f"deck has {blocks[c]} {c.value} blocks, not {BLOCKS_PER_COLOUR}")
-        if icons[c] != ICONS_PER_COLOUR:
-            problems.append(f"deck has {icons[c]} {c.value} gem icons, not {ICONS_PER_COLOUR}")
+        if blocks[c.index] != BLOCKS_PER_COLOUR:
+            problems.append(f"deck has {blocks[c.index]} {c.value} blocks, not {BLOCKS_PER_COLOUR}")
+        if icons[c.index] != ICONS_PER_COLOUR:
+            problems.append(f"deck has {icons[c.index]} {c.value} gem icons, not {ICONS_PER_COLOUR}")
     return problems
 
 

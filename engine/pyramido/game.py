@@ -134,6 +134,17 @@ class PendingKind(enum.Enum):
     GEM_TO_LEGEND = "gem-to-legend"
     DOMINO_TO_LEGEND = "domino-to-legend"
 
+    #: What the table is asked for; a plain attribute because status() prints it at every chance step.
+    text: str
+
+    def __init__(self, value: str) -> None:
+        self.text = {
+            "gem-to-space": "draw a gem into space {}",
+            "domino-to-pile": "reveal the top of pile {}",
+            "gem-to-legend": "draw a random gem for the Legend",
+            "domino-to-legend": "reveal the Legend's first domino",
+        }[value]
+
 
 @dataclass(frozen=True, slots=True)
 class Pending:
@@ -143,12 +154,7 @@ class Pending:
     target: int = 0
 
     def __str__(self) -> str:
-        return {
-            PendingKind.GEM_TO_SPACE: f"draw a gem into space {self.target}",
-            PendingKind.DOMINO_TO_PILE: f"reveal the top of pile {self.target}",
-            PendingKind.GEM_TO_LEGEND: "draw a random gem for the Legend",
-            PendingKind.DOMINO_TO_LEGEND: "reveal the Legend's first domino",
-        }[self.kind]
+        return self.kind.text.format(self.target)
 
 
 @dataclass(frozen=True)
@@ -349,7 +355,11 @@ def replace(obj: _T, **changes: Any) -> _T:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - known[0])}")
     new = object.__new__(cls)
     if hasattr(obj, "__dict__"):
-        values = {k: v for k, v in obj.__dict__.items() if k[0] != "_"}
+        values = obj.__dict__.copy()  # a C-level copy; drop the derived keys only when there are some
+        if len(values) != len(known[1]):
+            values.pop("_sound", None)  # the one derived key apply() sets on a state
+            if len(values) != len(known[1]):
+                values = {k: v for k, v in values.items() if k[0] != "_"}
         values.update(changes)
         object.__setattr__(new, "__dict__", values)
     else:
