@@ -445,6 +445,13 @@ def _move_bottom(
     return legend + tuple(d for pile in piles for d in pile)
 
 
+def _top_index(state: PyramidoState, head: Pending) -> int:
+    """Where the domino a pending reveal turns up lies in a known deck's ``unseen``."""
+    if head.kind is PendingKind.DOMINO_TO_LEGEND:
+        return 0
+    return _legend_pending(state.pending) + sum(s.face_down for s in state.spaces[: head.target - 1])
+
+
 def known_top(state: PyramidoState, pile: int) -> Domino | None:
     """With a known deck: the face-down top domino of ``pile`` (1-5), else None."""
     if state.unseen is None or not 1 <= pile <= len(state.spaces) or state.spaces[pile - 1].face_down == 0:
@@ -861,22 +868,20 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 f"action {action}: every domino carries exactly 2 gem icons, {action.domino} shows "
                 f"{action.domino.icon_count}"
             )
-        if head.kind is PendingKind.DOMINO_TO_PILE:
+        unseen = state.unseen
+        at = _top_index(state, head) if unseen is not None else 0
+        # With a known deck the top itself is checked below; the back only matters when that check fails.
+        known_ok = unseen is not None and at < len(unseen) and unseen[at] == action.domino
+        if head.kind is PendingKind.DOMINO_TO_PILE and not known_ok:
             back = pile_back(state, head.target)
             if back is not None and action.domino.back() != back:
                 raise IllegalActionError(
                     f"action {action}: a misread? pile {head.target}'s top showed the back {back} (colour and "
                     f"icon count per block), but {action.domino} has the back {action.domino.back()}"
                 )
-        unseen = state.unseen
         if unseen is not None:
             # A known deck: the domino turned up is the one on top (the Legend's first domino leads the list).
-            at = (
-                0
-                if head.kind is PendingKind.DOMINO_TO_LEGEND
-                else (_legend_pending(state.pending) + sum(s.face_down for s in state.spaces[: head.target - 1]))
-            )
-            if at >= len(unseen) or unseen[at] != action.domino:
+            if not known_ok:
                 where = (
                     "the Legend's domino" if head.kind is PendingKind.DOMINO_TO_LEGEND else f"pile {head.target}'s top"
                 )
@@ -904,12 +909,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                     return Draw(g)
             raise AssertionError("empty bag")  # _settle never leaves a draw pending on an empty bag
         if state.unseen is not None:
-            at = (
-                0
-                if head.kind is PendingKind.DOMINO_TO_LEGEND
-                else (_legend_pending(state.pending) + sum(s.face_down for s in state.spaces[: head.target - 1]))
-            )
-            return Reveal(state.unseen[at])  # the deck is known: the top is what turns up
+            return Reveal(state.unseen[_top_index(state, head)])  # the deck is known: the top is what turns up
         back = pile_back(state, head.target) if head.kind is PendingKind.DOMINO_TO_PILE else None
         if back is not None:
             # A domino with the back that was seen, its icons in random quadrants.
