@@ -75,3 +75,14 @@ def test_die_at_the_image_border_does_not_fail() -> None:
     image = drawn_die(40.0, 10.0, centre=(10.0, 150.0))
     refined = refine_side(image, (10.0, 150.0), 40.0, 10.0)
     assert 40.0 * math.exp(-0.3) < refined < 40.0 * math.exp(0.3)
+
+
+def test_centre_rule_matches_a_die_found_in_place_with_a_wrong_size() -> None:
+    from vision.detect_eval import match
+
+    truth = [(0.0, 0.0, 40.0, 40.0), (50.0, 0.0, 90.0, 40.0)]
+    found = [(10.0, 10.0, 30.0, 30.0), (100.0, 0.0, 140.0, 40.0)]  # too small (IoU 0.25); elsewhere
+    assert match(found, [0.9, 0.8], truth) == []
+    assert match(found, [0.9, 0.8], truth, centre=True) == [(0, 0)]
+    # One label, two finds inside it: only the stronger one matches.
+    assert match([(5.0, 5.0, 35.0, 35.0), (0.0, 0.0, 40.0, 40.0)], [0.5, 0.9], truth[:1], centre=True) == [(1, 0)]
