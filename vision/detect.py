@@ -11,7 +11,9 @@ lie closer than half a die are merged.
 The rotation reported is the classical estimate from the die's own edges (:func:`edge_angle`): image
 gradient orientations folded onto 90 degrees, where round pips cancel out and the straight edges add up.
 On rendered scenes it is several times closer to the truth than the network's angle head, which stays as
-the fallback where the edges disagree.
+the fallback where the edges disagree. The side is the network's, moved halfway toward a measure of the
+die's own edges on a small upright patch (:func:`edge_sides`, :func:`blend_side`; fitted on the Byler train
+split only), which recovers some of the dice found in the right place with a box too large or small.
 
 Run alone: ``python -m vision.detect IMAGE [OUT.png]`` prints the dice found and draws them.
 """
