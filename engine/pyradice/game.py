@@ -12,6 +12,7 @@ raising, and :meth:`PyradiceGame.apply` refuses to play on from a defective stat
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -80,9 +81,12 @@ def _defects(state: PyradiceState) -> tuple[str, ...]:
     return found
 
 
-def _mark_valid(state: PyradiceState) -> PyradiceState:
-    state.__dict__["_defects"] = ()
-    return state
+@functools.lru_cache(maxsize=256)
+def _running(to_move: str | None, phase: Phase) -> Status:
+    """The status of a valid running game: shared objects (Status is frozen), since ``status`` is asked
+    before every step of every game and only the mover and the phase vary."""
+    awaiting = "chance" if phase is _ROLL_OFF or phase is _ROLL else "decision"
+    return Status(to_move, _PHASE_TEXT[phase], awaiting, False, (), ())
 
 
 def setup(
@@ -165,7 +169,10 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- legality -----------------------------------------------------------------------------
     def legal_actions(self, state: PyradiceState) -> list[Action]:
-        if _defects(state):
+        defects = state.__dict__.get("_defects")  # inline of _defects(): this runs before every decision
+        if defects is None:
+            defects = _defects(state)
+        if defects:
             return []
         phase = state.phase
         if phase is _TAKE:
@@ -226,15 +233,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
             new = self._skill(state, action)
         else:
             raise InvalidActionError(f"{action!r} is not a Pyradice action")
-        return _mark_valid(new)
+        return new
 
     def _with(self, state: PyradiceState, **changes: object) -> PyradiceState:
-        # The hot path of every action: copy the fields without re-running the frozen __init__.
+        # The hot path of every action: copy the fields without re-running the frozen __init__. Only
+        # ``apply`` calls this, on a valid state and with changes the rules allow, so the new state is
+        # valid by construction and is marked so (its defect check is never run).
         new = object.__new__(PyradiceState)
         fields = new.__dict__
         fields.update(state.__dict__)
         fields.update(changes)
-        fields.pop("_defects", None)
+        fields["_defects"] = ()
         return new
 
     def _roll_off(self, state: PyradiceState, action: RollOff) -> PyradiceState:
@@ -373,7 +382,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- status and consistency ---------------------------------------------------------------
     def status(self, state: PyradiceState) -> Status:
-        defects = _defects(state)
+        defects = state.__dict__.get("_defects")  # inline of _defects(): this runs before every step
+        if defects is None:
+            defects = _defects(state)
         phase = state.phase
         if phase is _OVER:
             winners = () if defects else self.winners(state)
@@ -381,6 +392,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         to_move = state.players[state.turn].name if 0 <= state.turn < len(state.players) else None
         if phase is _ROLL_OFF:
             to_move = None
+        if not defects:
+            return _running(to_move, phase)
         awaiting = "chance" if phase in (_ROLL_OFF, _ROLL) else "decision"
         return Status(to_move, _PHASE_TEXT[phase], awaiting, False, (), defects)
 
