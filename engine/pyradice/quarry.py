@@ -23,6 +23,8 @@ from engine.dice import PALETTES, Die
 from engine.errors import IllegalActionError, InvalidActionError
 
 Position = tuple[int, int, int]
+#: A position's availability facts as bit masks: (bit, side neighbours, covers, most visible faces).
+Faces = tuple[int, int, int, int]
 
 COLOURS: tuple[str, ...] = PALETTES["pyradice"]
 DICE_PER_COLOUR = 12  # per box
@@ -62,10 +64,10 @@ class Geometry:
     order: Mapping[Position, int]  # index in ``positions``
     #: position -> (its bit, mask of its side neighbours, mask of the dice that would cover it, visible
     #: faces when every neighbour and cover is present: the edge sides plus the top).
-    faces: Mapping[Position, tuple[int, int, int, int]]
-    #: position -> the positions whose visible faces change when a die there is removed: its side
-    #: neighbours and the dice under it, with their ``faces`` entry.
-    freed: Mapping[Position, tuple[tuple[Position, tuple[int, int, int, int]], ...]]
+    faces: Mapping[Position, Faces]
+    #: position -> ``faces`` of the positions whose visible faces change when a die there is removed:
+    #: its side neighbours and the dice under it.
+    freed: Mapping[Position, tuple[Faces, ...]]
 
     def contains(self, pos: object) -> bool:
         return pos in self.supports
@@ -101,11 +103,11 @@ def geometry(boxes: int) -> Geometry:
         return sum(1 << order[p] for p in ps)
 
     faces = {p: (1 << order[p], mask(sides[p]), mask(covers[p]), edges[p] + 1) for p in positions}
-    freed = {p: tuple((q, faces[q]) for q in sides[p] + supports[p]) for p in positions}
+    freed = {p: tuple(faces[q] for q in sides[p] + supports[p]) for p in positions}
     return Geometry(boxes, tuple(positions), supports, covers, sides, edges, order, faces, freed)
 
 
-def _available_in(filled: int, faces: tuple[int, int, int, int]) -> bool:
+def _available_in(filled: int, faces: Faces) -> bool:
     """The rule itself: a die is available when at least 3 of its 5 counting faces are visible.
 
     ``filled`` is the mask of filled positions. Visible faces: the edge sides, each side whose
@@ -188,17 +190,31 @@ class Quarry:
         return sum(1 << order[p] for p in self.dice if p in order)
 
     @cached_property
-    def _available(self) -> tuple[Position, ...]:
+    def _available_mask(self) -> int:
+        """The mask of available positions; :meth:`remove` hands it on updated instead of recomputing."""
         filled = self._filled
         faces = self.geometry.faces
-        return tuple(p for p in self.geometry.positions if _available_in(filled, faces[p]))
+        return sum(faces[p][0] for p in self.geometry.positions if _available_in(filled, faces[p]))
+
+    @cached_property
+    def _available(self) -> tuple[Position, ...]:
+        # The set bits of the mask in position order: lowest bit first, one step per available die.
+        positions = self.geometry.positions
+        out = []
+        mask = self._available_mask
+        while mask:
+            low = mask & -mask
+            out.append(positions[low.bit_length() - 1])
+            mask ^= low
+        return tuple(out)
 
     def available(self) -> list[Position]:
         """Positions of the available dice, in position order."""
         return list(self._available)
 
     def is_available(self, pos: Position) -> bool:
-        return pos in self._available
+        faces = self.geometry.faces.get(pos)
+        return faces is not None and bool(self._available_mask & faces[0])
 
     def __len__(self) -> int:
         return len(self.dice)
@@ -214,40 +230,39 @@ class Quarry:
             f"a die needs 3 to be available"
         )
 
-    def _derived(self, dice: dict[Position, Die], filled: int, available: tuple[Position, ...]) -> Quarry:
-        # Build without re-running __init__ (hot path): same boxes, new dice, known mask and availability.
+    def _derived(self, dice: dict[Position, Die], filled: int, available: int) -> Quarry:
+        # Build without re-running __init__ (hot path): same boxes, new dice, known masks.
         new = object.__new__(Quarry)
-        new.__dict__.update(boxes=self.boxes, dice=dice, geometry=self.geometry, _filled=filled, _available=available)
+        new.__dict__.update(
+            boxes=self.boxes, dice=dice, geometry=self.geometry, _filled=filled, _available_mask=available
+        )
         return new
 
     def remove(self, position: Position) -> Quarry:
         """The quarry after taking the available die at ``position`` (IllegalActionError otherwise)."""
-        avail = self._available
-        if position not in avail:
+        geo = self.geometry
+        faces = geo.faces.get(position)
+        if faces is None or not self._available_mask & faces[0]:
             raise self._problem(position, "take")
         dice = self.dice.copy()
         del dice[position]
-        geo = self.geometry
-        filled = self._filled & ~geo.faces[position][0]
+        filled = self._filled & ~faces[0]
+        available = self._available_mask & ~faces[0]
         # Removing a die only frees faces of its side neighbours and of the dice under it; a die that
         # was available stays so (removing dice never hides a face).
-        kept = [p for p in avail if p != position]
-        grown = False
-        for q, faces in geo.freed[position]:
-            if q not in avail and _available_in(filled, faces):
-                kept.append(q)
-                grown = True
-        if grown:
-            kept.sort(key=geo.order.__getitem__)
-        return self._derived(dice, filled, tuple(kept))
+        for near in geo.freed[position]:
+            bit = near[0]
+            if filled & bit and not available & bit and _available_in(filled, near):
+                available |= bit
+        return self._derived(dice, filled, available)
 
     def replace(self, position: Position, die: Die) -> Quarry:
         """The quarry with the available die at ``position`` exchanged for ``die`` (skill A4)."""
-        if position not in self._available:
+        if not self.is_available(position):
             raise self._problem(position, "swap with")
         dice = self.dice.copy()
         dice[position] = die
-        return self._derived(dice, self._filled, self._available)  # same shape, same availability
+        return self._derived(dice, self._filled, self._available_mask)  # same shape, same availability
 
     # --- consistency (for states read from the camera or JSON) ----------------------------------
     def defects(self) -> list[str]:
