@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
@@ -181,7 +182,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
                 out.append(USE_RESERVE)
             return out
         if phase is _PLACE:
-            return [PLACES[s] for s in pyr.legal_slots(state.mover.pyramid)]
+            return [PLACES[s] for s in _open_slots(state.mover)]
         if phase is _SKILL:
             return [*self._skill_uses(state), PASS]
         return []
@@ -195,19 +196,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
             uses.extend(legal_uses(code, me.pyramid, placed, me.reserve, state.quarry))
         return uses
 
-    def _has_skill_use(self, state: PyradiceState) -> bool:
+    def _has_skill_use(self, state: PyradiceState, level: int, reserve: Die | None) -> bool:
         # Cheaper than listing: every skill but B3 has targets (a die on level >= 2 has two dice under it),
         # and the quarry never runs out of available dice (RULES.md 1.2 invariant, PY8 supply).
-        placed = state.placed
-        assert placed is not None
-        for code in usable_codes(state.board.skills, placed[0]):
-            if code != "B3" or (state.mover.reserve is None and state.quarry.available()):
+        for code in usable_codes(state.board.skills, level):
+            if code != "B3" or (reserve is None and state.quarry._available_mask):
                 return True
         return False
 
     def legal_slots(self, state: PyradiceState) -> list[pyr.Slot]:
         """Where the die in hand (or, before taking, a die) may go in the mover's pyramid."""
-        return pyr.legal_slots(state.mover.pyramid)
+        return list(_open_slots(state.mover))
 
     # --- applying actions ---------------------------------------------------------------------
     def apply(self, state: PyradiceState, action: Action) -> PyradiceState:
@@ -219,21 +218,16 @@ class PyradiceGame(Game[PyradiceState, Action]):
         phase = state.phase
         if phase is _OVER:
             raise IllegalActionError(f"{action} is not possible: the game is over")
-        if isinstance(action, RollOff):
-            new = self._roll_off(state, action)
-        elif isinstance(action, Roll):
-            new = self._roll(state, action)
-        elif phase is _ROLL_OFF or phase is _ROLL:
+        # One dictionary look-up instead of a chain of isinstance tests (this runs for every step);
+        # subclasses of the action types fall back to the isinstance test.
+        step = _STEPS.get(type(action))
+        if step is None:
+            step = next((s for kind, s in _STEPS.items() if isinstance(action, kind)), None)
+        if (phase is _ROLL_OFF or phase is _ROLL) and step not in _CHANCE_STEPS:
             raise IllegalActionError(f"{action} is not possible: a {phase.value} is awaited")
-        elif isinstance(action, Take | UseReserve):
-            new = self._take(state, action)
-        elif isinstance(action, Place):
-            new = self._place(state, action)
-        elif isinstance(action, Skill | Pass):
-            new = self._skill(state, action)
-        else:
+        if step is None:
             raise InvalidActionError(f"{action!r} is not a Pyradice action")
-        return new
+        return step(self, state, action)
 
     def _with(self, state: PyradiceState, **changes: object) -> PyradiceState:
         # The hot path of every action: copy the fields without re-running the frozen __init__. Only
@@ -270,7 +264,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         if isinstance(action, UseReserve):
             if me.reserve is None:
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
-            players = _replace_player(state.players, state.turn, _player(me.name, me.pyramid, None))
+            players = _replace_player(state.players, state.turn, _player(me.name, me.pyramid, None, _open_slots(me)))
             return self._with(state, players=players, phase=_PLACE, hand=me.reserve)
         pos = action.position
         die = state.quarry.dice.get(pos)
@@ -286,18 +280,27 @@ class PyradiceGame(Game[PyradiceState, Action]):
         if state.phase is not _PLACE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
         me = state.mover
-        problem = pyr.slot_problem(me.pyramid, action.slot)
-        if problem:
-            hint = legal_hint(place(s) for s in pyr.legal_slots(me.pyramid))
-            raise IllegalActionError(f"cannot place {state.hand} on {action.slot!r}: {problem}; {hint}")
+        slot = action.slot
+        open_slots = _open_slots(me)
+        if slot not in open_slots:
+            problem = pyr.slot_problem(me.pyramid, slot)
+            hint = legal_hint(place(s) for s in open_slots)
+            raise IllegalActionError(f"cannot place {state.hand} on {slot!r}: {problem}; {hint}")
         assert state.hand is not None
         pyramid = dict(me.pyramid)
-        pyramid[action.slot] = state.hand
-        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve))
-        new = self._with(state, players=players, phase=_SKILL, hand=None, placed=action.slot)
-        if action.slot[0] >= 2 and self._has_skill_use(new):
-            return new
-        return self._end_turn(new)
+        pyramid[slot] = state.hand
+        # The open slots change only here: the slot is filled, and the slots resting on it open when
+        # their other support is filled too. Tuples sort as (level, index), which is the SLOTS order.
+        now_open = [s for s in open_slots if s != slot]
+        for above in pyr.RESTING_ON[slot]:
+            if all(s in pyramid for s in pyr.SUPPORTS[above]):
+                now_open.append(above)
+        now_open.sort()
+        player = _player(me.name, pyramid, me.reserve, tuple(now_open))
+        players = _replace_player(state.players, state.turn, player)
+        if slot[0] >= 2 and self._has_skill_use(state, slot[0], me.reserve):
+            return self._with(state, players=players, phase=_SKILL, hand=None, placed=slot)
+        return self._end_turn(state, players=players, hand=None)
 
     def _skill(self, state: PyradiceState, action: Skill | Pass) -> PyradiceState:
         if state.phase is not _SKILL:
@@ -316,11 +319,11 @@ class PyradiceGame(Game[PyradiceState, Action]):
             )
         me = state.mover
         effect = apply_use(action, me.pyramid, placed, me.reserve, state.quarry)
-        players = _replace_player(state.players, state.turn, _player(me.name, effect.pyramid, effect.reserve))
-        new = self._with(state, players=players, quarry=effect.quarry)
+        player = _player(me.name, effect.pyramid, effect.reserve, _open_slots(me))  # same shape
+        players = _replace_player(state.players, state.turn, player)
         if effect.pending is not None:
-            return self._with(new, phase=_ROLL, pending=effect.pending)
-        return self._end_turn(new)
+            return self._with(state, players=players, quarry=effect.quarry, phase=_ROLL, pending=effect.pending)
+        return self._end_turn(state, players=players, quarry=effect.quarry)
 
     def _roll(self, state: PyradiceState, action: Roll) -> PyradiceState:
         if state.phase is not _ROLL:
@@ -332,15 +335,18 @@ class PyradiceGame(Game[PyradiceState, Action]):
         assert state.pending is not None
         pyramid = dict(me.pyramid)
         pyramid[state.pending] = Die(v, pyramid[state.pending].colour)
-        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve))
-        return self._end_turn(self._with(state, players=players, pending=None))
+        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve, _open_slots(me)))
+        return self._end_turn(state, players=players)
 
-    def _end_turn(self, state: PyradiceState) -> PyradiceState:
-        n = len(state.players)
+    def _end_turn(self, state: PyradiceState, **changes: object) -> PyradiceState:
+        """``state`` with ``changes`` (the turn's last step) and the turn passed on: one new state."""
+        players = changes.get("players", state.players)
+        assert isinstance(players, tuple)
+        n = len(players)
         nxt = (state.turn + 1) % n
-        if nxt == state.first and len(state.players[state.turn].pyramid) >= pyr.FULL:
-            return self._with(state, phase=_OVER, placed=None, pending=None)
-        return self._with(state, phase=_TAKE, turn=nxt, placed=None, pending=None)
+        if nxt == state.first and len(players[state.turn].pyramid) >= pyr.FULL:
+            return self._with(state, **changes, phase=_OVER, placed=None, pending=None)
+        return self._with(state, **changes, phase=_TAKE, turn=nxt, placed=None, pending=None)
 
     # --- chance -------------------------------------------------------------------------------
     def random_chance(self, state: PyradiceState, rng: random.Random) -> Action:
@@ -490,12 +496,39 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
 _GAME = PyradiceGame()
 
+#: The step each action type makes (see ``apply``); only the chance steps may answer a roll awaited.
+_STEPS: dict[type, Callable[[PyradiceGame, PyradiceState, Any], PyradiceState]] = {
+    Take: PyradiceGame._take,
+    UseReserve: PyradiceGame._take,
+    Place: PyradiceGame._place,
+    Skill: PyradiceGame._skill,
+    Pass: PyradiceGame._skill,
+    RollOff: PyradiceGame._roll_off,
+    Roll: PyradiceGame._roll,
+}
+_CHANCE_STEPS = (PyradiceGame._roll_off, PyradiceGame._roll)
 
-def _player(name: str, pyramid: dict[pyr.Slot, Die], reserve: Die | None) -> PlayerState:
-    # Hot path: build without re-running the frozen __init__ (the fields are known to be right).
+
+def _player(
+    name: str, pyramid: dict[pyr.Slot, Die], reserve: Die | None, open_slots: tuple[pyr.Slot, ...]
+) -> PlayerState:
+    # Hot path: build without re-running the frozen __init__ (the fields are known to be right), with
+    # the pyramid's open slots already known (see _open_slots).
     new = object.__new__(PlayerState)
-    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve)
+    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve, _open=open_slots)
     return new
+
+
+def _open_slots(player: PlayerState) -> tuple[pyr.Slot, ...]:
+    """Where a die may go in ``player``'s pyramid (pyramid.legal_slots), cached on the player object.
+
+    Players made by ``apply`` carry it, updated incrementally when a die is placed (see _place); a player
+    read from JSON or the camera gets it computed once here.
+    """
+    found: tuple[pyr.Slot, ...] | None = player.__dict__.get("_open")
+    if found is None:
+        found = player.__dict__["_open"] = tuple(pyr.legal_slots(player.pyramid))
+    return found
 
 
 def _replace_player(players: tuple[PlayerState, ...], seat: int, player: PlayerState) -> tuple[PlayerState, ...]:
