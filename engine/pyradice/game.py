@@ -12,6 +12,7 @@ raising, and :meth:`PyradiceGame.apply` refuses to play on from a defective stat
 
 from __future__ import annotations
 
+import bisect
 import functools
 import random
 from collections import Counter
@@ -192,8 +193,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
         assert placed is not None
         me = state.mover
         uses: list[Skill] = []
+        filled = _filled_slots(me)
         for code in usable_codes(state.board.skills, placed[0]):
-            uses.extend(legal_uses(code, me.pyramid, placed, me.reserve, state.quarry))
+            uses.extend(legal_uses(code, me.pyramid, placed, me.reserve, state.quarry, filled))
         return uses
 
     def _has_skill_use(self, state: PyradiceState, level: int, reserve: Die | None) -> bool:
@@ -264,7 +266,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         if isinstance(action, UseReserve):
             if me.reserve is None:
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
-            players = _replace_player(state.players, state.turn, _player(me.name, me.pyramid, None, _open_slots(me)))
+            player = _player(me.name, me.pyramid, None, _open_slots(me), _filled_slots(me))
+            players = _replace_player(state.players, state.turn, player)
             return self._with(state, players=players, phase=_PLACE, hand=me.reserve)
         pos = action.position
         die = state.quarry.dice.get(pos)
@@ -296,7 +299,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
             if all(s in pyramid for s in pyr.SUPPORTS[above]):
                 now_open.append(above)
         now_open.sort()
-        player = _player(me.name, pyramid, me.reserve, tuple(now_open))
+        filled = _filled_slots(me)
+        at = bisect.bisect(filled, slot)  # tuples order as SLOTS do
+        player = _player(me.name, pyramid, me.reserve, tuple(now_open), (*filled[:at], slot, *filled[at:]))
         players = _replace_player(state.players, state.turn, player)
         if slot[0] >= 2 and self._has_skill_use(state, slot[0], me.reserve):
             return self._with(state, players=players, phase=_SKILL, hand=None, placed=slot)
@@ -319,7 +324,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
             )
         me = state.mover
         effect = apply_use(action, me.pyramid, placed, me.reserve, state.quarry)
-        player = _player(me.name, effect.pyramid, effect.reserve, _open_slots(me))  # same shape
+        player = _player(me.name, effect.pyramid, effect.reserve, _open_slots(me), _filled_slots(me))  # same shape
         players = _replace_player(state.players, state.turn, player)
         if effect.pending is not None:
             return self._with(state, players=players, quarry=effect.quarry, phase=_ROLL, pending=effect.pending)
@@ -335,7 +340,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         assert state.pending is not None
         pyramid = dict(me.pyramid)
         pyramid[state.pending] = Die(v, pyramid[state.pending].colour)
-        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve, _open_slots(me)))
+        player = _player(me.name, pyramid, me.reserve, _open_slots(me), _filled_slots(me))  # same shape
+        players = _replace_player(state.players, state.turn, player)
         return self._end_turn(state, players=players)
 
     def _end_turn(self, state: PyradiceState, **changes: object) -> PyradiceState:
@@ -510,13 +516,25 @@ _CHANCE_STEPS = (PyradiceGame._roll_off, PyradiceGame._roll)
 
 
 def _player(
-    name: str, pyramid: dict[pyr.Slot, Die], reserve: Die | None, open_slots: tuple[pyr.Slot, ...]
+    name: str,
+    pyramid: dict[pyr.Slot, Die],
+    reserve: Die | None,
+    open_slots: tuple[pyr.Slot, ...],
+    filled: tuple[pyr.Slot, ...],
 ) -> PlayerState:
     # Hot path: build without re-running the frozen __init__ (the fields are known to be right), with
-    # the pyramid's open slots already known (see _open_slots).
+    # the pyramid's open and filled slots already known (see _open_slots and _filled_slots).
     new = object.__new__(PlayerState)
-    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve, _open=open_slots)
+    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve, _open=open_slots, _filled=filled)
     return new
+
+
+def _filled_slots(player: PlayerState) -> tuple[pyr.Slot, ...]:
+    """The slots of ``player``'s pyramid that hold a die, in SLOTS order; cached like _open_slots."""
+    found: tuple[pyr.Slot, ...] | None = player.__dict__.get("_filled")
+    if found is None:
+        found = player.__dict__["_filled"] = tuple(s for s in pyr.SLOTS if s in player.pyramid)
+    return found
 
 
 def _open_slots(player: PlayerState) -> tuple[pyr.Slot, ...]:

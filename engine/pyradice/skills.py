@@ -8,13 +8,13 @@ the face-up skill of any recess 2..5 with that skill's own limits. A2's outcome 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.pyradice.pyramid import SLOT_SET, SLOTS, Slot, slot_text
-from engine.pyradice.quarry import Position, Quarry, position_text
+from engine.pyradice.quarry import Position, Quarry, geometry, position_text
 from engine.pyradice.state import Skill
 
 #: Every skill side, with the reference sheet's wording.
@@ -71,37 +71,40 @@ _STEP: dict[Slot, dict[int, tuple[Skill, ...]]] = {
 }
 _COPY: dict[Slot, dict[int, Skill]] = {t: {v: Skill("B5", t, value=v) for v in range(1, 7)} for t in SLOTS}
 _SWAP: dict[Slot, dict[Slot, Skill]] = {a: {b: Skill("A5", a, b) for b in SLOTS} for a in SLOTS}
-_RESERVE: dict[Position, Skill] = {}
-_SWAP_QUARRY: dict[Slot, dict[Position, Skill]] = {t: {} for t in SLOTS}
-
-
-def _reserve(p: Position) -> Skill:
-    use = _RESERVE.get(p)
-    if use is None:
-        use = _RESERVE[p] = Skill("B3", quarry=p)
-    return use
+# The quarry tables cover every position of both board sides, so that listing is a plain look-up
+# (mapped in C over the available positions) with no "create if missing" branch per use.
+_QUARRY_POSITIONS: tuple[Position, ...] = tuple(dict.fromkeys(geometry(1).positions + geometry(2).positions))
+_RESERVE: dict[Position, Skill] = {p: Skill("B3", quarry=p) for p in _QUARRY_POSITIONS}
+_SWAP_QUARRY: dict[Slot, dict[Position, Skill]] = {
+    t: {p: Skill("A4", t, quarry=p) for p in _QUARRY_POSITIONS} for t in SLOTS
+}
 
 
 def legal_uses(
-    code: str, pyramid: Mapping[Slot, Die], placed: Slot, reserve: Die | None, quarry: Quarry
+    code: str,
+    pyramid: Mapping[Slot, Die],
+    placed: Slot,
+    reserve: Die | None,
+    quarry: Quarry,
+    filled: Sequence[Slot] | None = None,
 ) -> list[Skill]:
-    """Every legal use of skill ``code`` (A2 uses leave the value to chance)."""
-    targets = [s for s in SLOTS if s in pyramid and s != placed]
+    """Every legal use of skill ``code`` (A2 uses leave the value to chance).
+
+    ``filled``: the pyramid's slots in SLOTS order, when the caller already knows them.
+    """
+    if filled is None:
+        filled = [s for s in SLOTS if s in pyramid]
+    targets = [s for s in filled if s != placed]
     if code in _PLAIN:
         table = _PLAIN[code]
         return [table[t] for t in targets]
     if code == "B3":
-        return [_reserve(p) for p in quarry.available()] if reserve is None else []
+        return list(map(_RESERVE.__getitem__, quarry.available())) if reserve is None else []
     out: list[Skill] = []
     if code == "A4":
         avail = quarry.available()
         for t in targets:
-            row = _SWAP_QUARRY[t]
-            for p in avail:
-                use = row.get(p)
-                if use is None:
-                    use = row[p] = Skill("A4", t, quarry=p)
-                out.append(use)
+            out.extend(map(_SWAP_QUARRY[t].__getitem__, avail))
         return out
     if code == "B4":
         for t in targets:
