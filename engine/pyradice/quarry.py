@@ -65,9 +65,9 @@ class Geometry:
     #: position -> (its bit, mask of its side neighbours, mask of the dice that would cover it, visible
     #: faces when every neighbour and cover is present: the edge sides plus the top).
     faces: Mapping[Position, Faces]
-    #: position -> ``faces`` of the positions whose visible faces change when a die there is removed:
-    #: its side neighbours and the dice under it.
-    freed: Mapping[Position, tuple[Faces, ...]]
+    #: position -> the positions whose visible faces change when a die there is removed (its side
+    #: neighbours and the dice under it), each with its ``faces``.
+    freed: Mapping[Position, tuple[tuple[Position, Faces], ...]]
 
     def contains(self, pos: object) -> bool:
         return pos in self.supports
@@ -103,7 +103,7 @@ def geometry(boxes: int) -> Geometry:
         return sum(1 << order[p] for p in ps)
 
     faces = {p: (1 << order[p], mask(sides[p]), mask(covers[p]), edges[p] + 1) for p in positions}
-    freed = {p: tuple(faces[q] for q in sides[p] + supports[p]) for p in positions}
+    freed = {p: tuple((q, faces[q]) for q in sides[p] + supports[p]) for p in positions}
     return Geometry(boxes, tuple(positions), supports, covers, sides, edges, order, faces, freed)
 
 
@@ -198,15 +198,10 @@ class Quarry:
 
     @cached_property
     def _available(self) -> tuple[Position, ...]:
-        # The set bits of the mask in position order: lowest bit first, one step per available die.
-        positions = self.geometry.positions
-        out = []
+        """The available positions in position order (``remove`` hands it on updated)."""
         mask = self._available_mask
-        while mask:
-            low = mask & -mask
-            out.append(positions[low.bit_length() - 1])
-            mask ^= low
-        return tuple(out)
+        faces = self.geometry.faces
+        return tuple(p for p in self.geometry.positions if mask & faces[p][0])
 
     def available(self) -> list[Position]:
         """Positions of the available dice, in position order."""
@@ -230,11 +225,18 @@ class Quarry:
             f"a die needs 3 to be available"
         )
 
-    def _derived(self, dice: dict[Position, Die], filled: int, available: int) -> Quarry:
-        # Build without re-running __init__ (hot path): same boxes, new dice, known masks.
+    def _derived(
+        self, dice: dict[Position, Die], filled: int, mask: int, available: tuple[Position, ...]
+    ) -> Quarry:
+        # Build without re-running __init__ (hot path): same boxes, new dice, known masks and listing.
         new = object.__new__(Quarry)
         new.__dict__.update(
-            boxes=self.boxes, dice=dice, geometry=self.geometry, _filled=filled, _available_mask=available
+            boxes=self.boxes,
+            dice=dice,
+            geometry=self.geometry,
+            _filled=filled,
+            _available_mask=mask,
+            _available=available,
         )
         return new
 
@@ -247,14 +249,26 @@ class Quarry:
         dice = self.dice.copy()
         del dice[position]
         filled = self._filled & ~faces[0]
-        available = self._available_mask & ~faces[0]
+        mask = self._available_mask & ~faces[0]
+        kept = list(self._available)
+        kept.remove(position)
         # Removing a die only frees faces of its side neighbours and of the dice under it; a die that
         # was available stays so (removing dice never hides a face).
-        for near in geo.freed[position]:
-            bit = near[0]
-            if filled & bit and not available & bit and _available_in(filled, near):
-                available |= bit
-        return self._derived(dice, filled, available)
+        grown = False
+        for q, (bit, side_mask, cover_mask, most) in geo.freed[position]:
+            # A die there but not yet available, then _available_in(filled, ...) written out (this loop
+            # runs on every take of every game).
+            if (
+                filled & bit
+                and not mask & bit
+                and most + (side_mask & ~filled).bit_count() - (1 if filled & cover_mask else 0) >= 3
+            ):
+                mask |= bit
+                kept.append(q)
+                grown = True
+        if grown:
+            kept.sort(key=geo.order.__getitem__)
+        return self._derived(dice, filled, mask, tuple(kept))
 
     def replace(self, position: Position, die: Die) -> Quarry:
         """The quarry with the available die at ``position`` exchanged for ``die`` (skill A4)."""
@@ -262,7 +276,8 @@ class Quarry:
             raise self._problem(position, "swap with")
         dice = self.dice.copy()
         dice[position] = die
-        return self._derived(dice, self._filled, self._available_mask)  # same shape, same availability
+        # same shape, same availability
+        return self._derived(dice, self._filled, self._available_mask, self._available)
 
     # --- consistency (for states read from the camera or JSON) ----------------------------------
     def defects(self) -> list[str]:
