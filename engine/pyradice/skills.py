@@ -9,7 +9,7 @@ the face-up skill of any recess 2..5 with that skill's own limits. A2's outcome 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError
@@ -51,14 +51,33 @@ def usable_codes(skills: tuple[str, ...], level: int) -> tuple[str, ...]:
     return (code,)
 
 
-@dataclass(frozen=True)
-class Effect:
-    """What a skill use leaves behind: the new pyramid, reserve and quarry, and an A2 target still to roll."""
+class Effect(NamedTuple):
+    """What a skill use leaves behind: the new pyramid, reserve and quarry, and an A2 target still to roll.
+
+    A named tuple rather than a frozen dataclass: one is made per skill use, and a tuple is much cheaper
+    to build than a frozen dataclass that sets each field through ``object.__setattr__``.
+    """
 
     pyramid: dict[Slot, Die]
     reserve: Die | None
     quarry: Quarry
     pending: Slot | None = None
+
+
+#: Which of a use's fields (target, other, quarry, value) each skill takes.
+_TAKES: dict[str, tuple[bool, bool, bool, bool]] = {
+    code: (code != "B3", code == "A5", code in ("B3", "A4"), code in ("A2", "B2", "B4", "B5", "A6")) for code in SKILLS
+}
+_DICE: dict[tuple[int, str | None], Die] = {}
+
+
+def _die(value: int, colour: str | None) -> Die:
+    """The die showing ``value`` in ``colour`` (the value already checked): one shared immutable object per
+    face and colour, since a new ``Die`` checks its face again on every skill use."""
+    die = _DICE.get((value, colour))
+    if die is None:
+        die = _DICE[(value, colour)] = Die(value, colour)
+    return die
 
 
 # Interned uses: listing legal actions hands out the same objects every time, which keeps it cheap.
@@ -155,17 +174,19 @@ def apply_use(
     target or quarry die does not qualify."""
     code = use.code
     pyr = dict(pyramid)
-    unused = [
-        name
-        for name, val, needed in (
-            ("target", use.target, code not in ("B3",)),
-            ("other", use.other, code == "A5"),
-            ("quarry", use.quarry, code in ("B3", "A4")),
-            ("value", use.value, code in ("A2", "B2", "B4", "B5", "A6")),
-        )
-        if val is not None and not needed
-    ]
-    if unused:
+    takes = _TAKES[code]
+    if (
+        (use.target is not None and not takes[0])
+        or (use.other is not None and not takes[1])
+        or (use.quarry is not None and not takes[2])
+        or (use.value is not None and not takes[3])
+    ):
+        fields = (use.target, use.other, use.quarry, use.value)
+        unused = [
+            name
+            for name, val, needed in zip(("target", "other", "quarry", "value"), fields, takes, strict=True)
+            if val is not None and not needed
+        ]
         raise InvalidActionError(f"skill {code} takes no {' or '.join(unused)}: {use}")
     if code == "B3":
         if use.quarry is None:
@@ -181,14 +202,14 @@ def apply_use(
     if code == "A2":
         if use.value is None:
             return Effect(pyr, reserve, quarry, pending=use.target)
-        pyr[use.target] = Die(_value(use), target.colour)
+        pyr[use.target] = _die(_value(use), target.colour)
     elif code == "B2":
         value = pyramid[placed].value
         if use.value is not None and use.value != value:
             raise IllegalActionError(f"skill B2 copies the placed die's value {value}, not {use.value}")
-        pyr[use.target] = Die(value, target.colour)
+        pyr[use.target] = _die(value, target.colour)
     elif code == "A3":
-        pyr[use.target] = Die(7 - target.value, target.colour)
+        pyr[use.target] = _die(7 - target.value, target.colour)
     elif code == "A4":
         if use.quarry is None:
             raise InvalidActionError("skill A4 needs a quarry die to swap with")
@@ -204,7 +225,7 @@ def apply_use(
                 f"skill B4 changes {slot_text(use.target)} ({target.value}) by 1, so to "
                 f"{' or '.join(str(v) for v in (target.value - 1, target.value + 1) if 1 <= v <= 6)}, not {value}"
             )
-        pyr[use.target] = Die(value, target.colour)
+        pyr[use.target] = _die(value, target.colour)
     elif code == "A5":
         other = _target(pyramid, placed, use.other, code)
         assert use.other is not None
@@ -220,9 +241,9 @@ def apply_use(
                 f"skill B5 copies a value from an available quarry die; none shows {value} "
                 f"(available values: {', '.join(map(str, seen)) or 'none'})"
             )
-        pyr[use.target] = Die(value, target.colour)
+        pyr[use.target] = _die(value, target.colour)
     elif code == "A6":
-        pyr[use.target] = Die(_value(use), target.colour)
+        pyr[use.target] = _die(_value(use), target.colour)
     else:  # pragma: no cover - check_skill and usable_codes keep B6 out
         raise InvalidActionError(f"skill {code} cannot be used directly")
     return Effect(pyr, reserve, quarry)
