@@ -13,7 +13,6 @@ raising, and :meth:`PyradiceGame.apply` refuses to play on from a defective stat
 from __future__ import annotations
 
 import bisect
-import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -83,12 +82,18 @@ def _defects(state: PyradiceState) -> tuple[str, ...]:
     return found
 
 
-@functools.lru_cache(maxsize=256)
+#: Statuses of valid running games by (mover, phase text): shared objects (Status is frozen), since
+#: ``status`` is asked before every step of every game and only the mover and the phase vary. Keyed
+#: by the phase's text because hashing an Enum member runs Python code.
+_RUNNING: dict[tuple[str | None, str], Status] = {}
+
+
 def _running(to_move: str | None, phase: Phase) -> Status:
-    """The status of a valid running game: shared objects (Status is frozen), since ``status`` is asked
-    before every step of every game and only the mover and the phase vary."""
     awaiting = "chance" if phase is _ROLL_OFF or phase is _ROLL else "decision"
-    return Status(to_move, _PHASE_TEXT[phase], awaiting, False, (), ())
+    status = Status(to_move, phase.value, awaiting, False, (), ())
+    if len(_RUNNING) < 1024:  # bounded: player names come from outside
+        _RUNNING[(to_move, phase.value)] = status
+    return status
 
 
 def setup(
@@ -405,7 +410,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         if phase is _ROLL_OFF:
             to_move = None
         if not defects:
-            return _running(to_move, phase)
+            return _RUNNING.get((to_move, phase._value_)) or _running(to_move, phase)
         awaiting = "chance" if phase in (_ROLL_OFF, _ROLL) else "decision"
         return Status(to_move, _PHASE_TEXT[phase], awaiting, False, (), defects)
 
