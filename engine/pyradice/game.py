@@ -184,11 +184,11 @@ class PyradiceGame(Game[PyradiceState, Action]):
         phase = state.phase
         if phase is _TAKE:
             out: list[Action] = [TAKES.get(p) or take(p) for p in state.quarry.available()]
-            if state.mover.reserve is not None:
+            if state.players[state.turn].reserve is not None:
                 out.append(USE_RESERVE)
             return out
         if phase is _PLACE:
-            return [PLACES[s] for s in _open_slots(state.mover)]
+            return [PLACES[s] for s in _open_slots(state.players[state.turn])]
         if phase is _SKILL:
             return [*self._skill_uses(state), PASS]
         return []
@@ -196,7 +196,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
     def _skill_uses(self, state: PyradiceState) -> list[Skill]:
         placed = state.placed
         assert placed is not None
-        me = state.mover
+        me = state.players[state.turn]
         uses: list[Skill] = []
         filled = _filled_slots(me)
         for code in usable_codes(state.board.skills, placed[0]):
@@ -240,11 +240,11 @@ class PyradiceGame(Game[PyradiceState, Action]):
         # The hot path of every action: copy the fields without re-running the frozen __init__. Only
         # ``apply`` calls this, on a valid state and with changes the rules allow, so the new state is
         # valid by construction and is marked so (its defect check is never run).
-        new = object.__new__(PyradiceState)
-        fields = new.__dict__
-        fields.update(state.__dict__)
+        fields = state.__dict__.copy()
         fields.update(changes)
         fields["_defects"] = ()
+        new = object.__new__(PyradiceState)
+        object.__setattr__(new, "__dict__", fields)  # a whole new __dict__ is cheaper than filling one
         return new
 
     def _roll_off(self, state: PyradiceState, action: RollOff) -> PyradiceState:
@@ -267,7 +267,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
     def _take(self, state: PyradiceState, action: Take | UseReserve) -> PyradiceState:
         if state.phase is not _TAKE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
-        me = state.mover
+        me = state.players[state.turn]
         if isinstance(action, UseReserve):
             if me.reserve is None:
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
@@ -287,7 +287,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
     def _place(self, state: PyradiceState, action: Place) -> PyradiceState:
         if state.phase is not _PLACE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
-        me = state.mover
+        me = state.players[state.turn]
         slot = action.slot
         open_slots = _open_slots(me)
         if slot not in open_slots:
@@ -301,7 +301,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         # their other support is filled too. Tuples sort as (level, index), which is the SLOTS order.
         now_open = [s for s in open_slots if s != slot]
         for above in pyr.RESTING_ON[slot]:
-            if all(s in pyramid for s in pyr.SUPPORTS[above]):
+            left, right = pyr.SUPPORTS[above]
+            if left in pyramid and right in pyramid:
                 now_open.append(above)
         now_open.sort()
         filled = _filled_slots(me)
@@ -327,7 +328,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
                 f"skill {action.code} is not usable: the die went to level {placed[0]}, whose skill allows "
                 f"{' or '.join(codes)}"
             )
-        me = state.mover
+        me = state.players[state.turn]
         effect = apply_use(action, me.pyramid, placed, me.reserve, state.quarry)
         player = _player(me.name, effect.pyramid, effect.reserve, _open_slots(me), _filled_slots(me))  # same shape
         players = _replace_player(state.players, state.turn, player)
@@ -341,7 +342,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         v = action.value
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
             raise InvalidActionError(f"{action}: {v!r} is not a face 1..6")
-        me = state.mover
+        me = state.players[state.turn]
         assert state.pending is not None
         pyramid = dict(me.pyramid)
         pyramid[state.pending] = Die(v, pyramid[state.pending].colour)
