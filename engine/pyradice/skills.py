@@ -110,13 +110,15 @@ def legal_uses(
     """Every legal use of skill ``code`` (A2 uses leave the value to chance).
 
     ``filled``: the pyramid's slots in SLOTS order, when the caller already knows them.
+
+    Listing runs before every skill step of every game, so the loops hand the look-ups to ``map`` (a
+    C loop) instead of list comprehensions.
     """
-    if filled is None:
-        filled = [s for s in SLOTS if s in pyramid]
-    targets = [s for s in filled if s != placed]
+    targets = [s for s in SLOTS if s in pyramid] if filled is None else list(filled)
+    if placed in targets:
+        targets.remove(placed)
     if code in _PLAIN:
-        table = _PLAIN[code]
-        return [table[t] for t in targets]
+        return list(map(_PLAIN[code].__getitem__, targets))
     if code == "B3":
         return list(map(_RESERVE.__getitem__, quarry.available())) if reserve is None else []
     out: list[Skill] = []
@@ -131,14 +133,12 @@ def legal_uses(
         return out
     if code == "A5":
         for n, a in enumerate(targets):
-            pairs = _SWAP[a]
-            out.extend([pairs[b] for b in targets[n + 1 :]])
+            out.extend(map(_SWAP[a].__getitem__, targets[n + 1 :]))
         return out
     if code == "B5":
         values = sorted({quarry.dice[p].value for p in quarry.available()})
         for t in targets:
-            row2 = _COPY[t]
-            out.extend([row2[v] for v in values])
+            out.extend(map(_COPY[t].__getitem__, values))
         return out
     if code == "A6":
         for t in targets:
