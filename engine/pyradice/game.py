@@ -24,7 +24,15 @@ from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.cards import CARDS, find_card
 from engine.pyradice.objectives import TOKEN_POINTS, TOKENS, objective_met, outlook
-from engine.pyradice.quarry import COLOURS, DICE_PER_COLOUR, Position, Quarry, boxes_for, position_text
+from engine.pyradice.quarry import (
+    COLOURS,
+    DICE_PER_COLOUR,
+    Position,
+    Quarry,
+    boxes_for,
+    position_text,
+    shared_die,
+)
 from engine.pyradice.skills import SKILLS, apply_use, legal_uses, usable_codes
 from engine.pyradice.state import (
     PASS,
@@ -345,7 +353,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         me = state.players[state.turn]
         assert state.pending is not None
         pyramid = dict(me.pyramid)
-        pyramid[state.pending] = Die(v, pyramid[state.pending].colour)
+        pyramid[state.pending] = shared_die(v, pyramid[state.pending].colour)
         player = _player(me.name, pyramid, me.reserve, _open_slots(me), _filled_slots(me))  # same shape
         players = _replace_player(state.players, state.turn, player)
         return self._end_turn(state, players=players)

@@ -35,6 +35,21 @@ LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
 }
 
 
+_DICE: dict[tuple[int, str | None], Die] = {}
+
+
+def shared_die(value: int, colour: str | None) -> Die:
+    """The die showing ``value`` (a face 1..6) in ``colour``: one shared object per face and colour.
+
+    Dice are immutable values, and a new ``Die`` checks its face again, which is a noticeable part of
+    setting up a quarry and of every skill use.
+    """
+    die = _DICE.get((value, colour))
+    if die is None:
+        die = _DICE[(value, colour)] = Die(value, colour)
+    return die
+
+
 def boxes_for(players: int) -> int:
     """Boxes of dice (and quarry side) a game of ``players`` uses: one for 2, two for 3 or 4."""
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
@@ -159,7 +174,7 @@ class Quarry:
         pool = [colour for colour in COLOURS for _ in range(DICE_PER_COLOUR * boxes)]
         rng.shuffle(pool)
         size = len(geometry(boxes).positions)
-        return cls.full(players, [Die(rng.randint(1, 6), colour) for colour in pool[:size]])
+        return cls.full(players, [shared_die(rng.randint(1, 6), colour) for colour in pool[:size]])
 
     @classmethod
     def from_layout(cls, players: int, dice: Mapping[Position, Die]) -> Quarry:

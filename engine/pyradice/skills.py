@@ -14,7 +14,7 @@ from typing import NamedTuple
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.pyradice.pyramid import SLOT_SET, SLOTS, Slot, slot_text
-from engine.pyradice.quarry import Position, Quarry, geometry, position_text
+from engine.pyradice.quarry import Position, Quarry, geometry, position_text, shared_die
 from engine.pyradice.state import Skill
 
 #: Every skill side, with the reference sheet's wording.
@@ -68,16 +68,6 @@ class Effect(NamedTuple):
 _TAKES: dict[str, tuple[bool, bool, bool, bool]] = {
     code: (code != "B3", code == "A5", code in ("B3", "A4"), code in ("A2", "B2", "B4", "B5", "A6")) for code in SKILLS
 }
-_DICE: dict[tuple[int, str | None], Die] = {}
-
-
-def _die(value: int, colour: str | None) -> Die:
-    """The die showing ``value`` in ``colour`` (the value already checked): one shared immutable object per
-    face and colour, since a new ``Die`` checks its face again on every skill use."""
-    die = _DICE.get((value, colour))
-    if die is None:
-        die = _DICE[(value, colour)] = Die(value, colour)
-    return die
 
 
 # Interned uses: listing legal actions hands out the same objects every time, which keeps it cheap.
@@ -202,14 +192,14 @@ def apply_use(
     if code == "A2":
         if use.value is None:
             return Effect(pyr, reserve, quarry, pending=use.target)
-        pyr[use.target] = _die(_value(use), target.colour)
+        pyr[use.target] = shared_die(_value(use), target.colour)
     elif code == "B2":
         value = pyramid[placed].value
         if use.value is not None and use.value != value:
             raise IllegalActionError(f"skill B2 copies the placed die's value {value}, not {use.value}")
-        pyr[use.target] = _die(value, target.colour)
+        pyr[use.target] = shared_die(value, target.colour)
     elif code == "A3":
-        pyr[use.target] = _die(7 - target.value, target.colour)
+        pyr[use.target] = shared_die(7 - target.value, target.colour)
     elif code == "A4":
         if use.quarry is None:
             raise InvalidActionError("skill A4 needs a quarry die to swap with")
@@ -225,7 +215,7 @@ def apply_use(
                 f"skill B4 changes {slot_text(use.target)} ({target.value}) by 1, so to "
                 f"{' or '.join(str(v) for v in (target.value - 1, target.value + 1) if 1 <= v <= 6)}, not {value}"
             )
-        pyr[use.target] = _die(value, target.colour)
+        pyr[use.target] = shared_die(value, target.colour)
     elif code == "A5":
         other = _target(pyramid, placed, use.other, code)
         assert use.other is not None
@@ -241,9 +231,9 @@ def apply_use(
                 f"skill B5 copies a value from an available quarry die; none shows {value} "
                 f"(available values: {', '.join(map(str, seen)) or 'none'})"
             )
-        pyr[use.target] = _die(value, target.colour)
+        pyr[use.target] = shared_die(value, target.colour)
     elif code == "A6":
-        pyr[use.target] = _die(_value(use), target.colour)
+        pyr[use.target] = shared_die(_value(use), target.colour)
     else:  # pragma: no cover - check_skill and usable_codes keep B6 out
         raise InvalidActionError(f"skill {code} cannot be used directly")
     return Effect(pyr, reserve, quarry)
