@@ -191,7 +191,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
             return []
         phase = state.phase
         if phase is _TAKE:
-            out: list[Action] = [TAKES.get(p) or take(p) for p in state.quarry.available()]
+            out: list[Action] = list(map(TAKES.__getitem__, state.quarry.available()))  # all positions interned
             if state.players[state.turn].reserve is not None:
                 out.append(USE_RESERVE)
             return out
