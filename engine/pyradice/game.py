@@ -244,7 +244,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
             raise InvalidActionError(f"{action!r} is not a Pyradice action")
         return step(self, state, action)
 
-    def _with(self, state: PyradiceState, **changes: object) -> PyradiceState:
+    def _with(self, state: PyradiceState, changes: dict[str, object]) -> PyradiceState:
         # The hot path of every action: copy the fields without re-running the frozen __init__. Only
         # ``apply`` calls this, on a valid state and with changes the rules allow, so the new state is
         # valid by construction and is marked so (its defect check is never run).
@@ -268,9 +268,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
         top = max(values)
         best = tuple(seat for seat, v in zip(state.rolling, values, strict=True) if v == top)
         if len(best) == 1:
-            return self._with(state, phase=_TAKE, turn=best[0], first=best[0], rolling=())
+            return self._with(state, {"phase": _TAKE, "turn": best[0], "first": best[0], "rolling": ()})
         again = best if state.options.get("first_tie", "reroll_tied") == "reroll_tied" else state.rolling
-        return self._with(state, rolling=again)
+        return self._with(state, {"rolling": again})
 
     def _take(self, state: PyradiceState, action: Take | UseReserve) -> PyradiceState:
         if state.phase is not _TAKE:
@@ -281,7 +281,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
             player = _player(me.name, me.pyramid, None, _open_slots(me), _filled_slots(me))
             players = _replace_player(state.players, state.turn, player)
-            return self._with(state, players=players, phase=_PLACE, hand=me.reserve)
+            return self._with(state, {"players": players, "phase": _PLACE, "hand": me.reserve})
         pos = action.position
         die = state.quarry.dice.get(pos)
         try:
@@ -290,7 +290,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
             raise IllegalActionError(
                 f"{exc}; {legal_hint(take(p) for p in state.quarry.available())}"
             ) from None
-        return self._with(state, quarry=quarry, phase=_PLACE, hand=die)
+        return self._with(state, {"quarry": quarry, "phase": _PLACE, "hand": die})
 
     def _place(self, state: PyradiceState, action: Place) -> PyradiceState:
         if state.phase is not _PLACE:
@@ -318,14 +318,14 @@ class PyradiceGame(Game[PyradiceState, Action]):
         player = _player(me.name, pyramid, me.reserve, tuple(now_open), (*filled[:at], slot, *filled[at:]))
         players = _replace_player(state.players, state.turn, player)
         if slot[0] >= 2 and self._has_skill_use(state, slot[0], me.reserve):
-            return self._with(state, players=players, phase=_SKILL, hand=None, placed=slot)
-        return self._end_turn(state, players=players, hand=None)
+            return self._with(state, {"players": players, "phase": _SKILL, "hand": None, "placed": slot})
+        return self._end_turn(state, {"players": players, "hand": None})
 
     def _skill(self, state: PyradiceState, action: Skill | Pass) -> PyradiceState:
         if state.phase is not _SKILL:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
         if isinstance(action, Pass):
-            return self._end_turn(state)
+            return self._end_turn(state, {})
         placed = state.placed
         assert placed is not None
         codes = usable_codes(state.board.skills, placed[0])
@@ -341,8 +341,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
         player = _player(me.name, effect.pyramid, effect.reserve, _open_slots(me), _filled_slots(me))  # same shape
         players = _replace_player(state.players, state.turn, player)
         if effect.pending is not None:
-            return self._with(state, players=players, quarry=effect.quarry, phase=_ROLL, pending=effect.pending)
-        return self._end_turn(state, players=players, quarry=effect.quarry)
+            changes = {"players": players, "quarry": effect.quarry, "phase": _ROLL, "pending": effect.pending}
+            return self._with(state, changes)
+        return self._end_turn(state, {"players": players, "quarry": effect.quarry})
 
     def _roll(self, state: PyradiceState, action: Roll) -> PyradiceState:
         if state.phase is not _ROLL:
@@ -356,17 +357,22 @@ class PyradiceGame(Game[PyradiceState, Action]):
         pyramid[state.pending] = shared_die(v, pyramid[state.pending].colour)
         player = _player(me.name, pyramid, me.reserve, _open_slots(me), _filled_slots(me))  # same shape
         players = _replace_player(state.players, state.turn, player)
-        return self._end_turn(state, players=players)
+        return self._end_turn(state, {"players": players})
 
-    def _end_turn(self, state: PyradiceState, **changes: object) -> PyradiceState:
-        """``state`` with ``changes`` (the turn's last step) and the turn passed on: one new state."""
+    def _end_turn(self, state: PyradiceState, changes: dict[str, object]) -> PyradiceState:
+        """``state`` with ``changes`` (the turn's last step) and the turn passed on: one new state.
+
+        Changes go as a dict rather than keyword arguments: this runs at the end of every turn, and a
+        dict literal is cheaper than packing keywords twice."""
         players = changes.get("players", state.players)
         assert isinstance(players, tuple)
         n = len(players)
         nxt = (state.turn + 1) % n
         if nxt == state.first and len(players[state.turn].pyramid) >= pyr.FULL:
-            return self._with(state, **changes, phase=_OVER, placed=None, pending=None)
-        return self._with(state, **changes, phase=_TAKE, turn=nxt, placed=None, pending=None)
+            changes.update(phase=_OVER, placed=None, pending=None)
+        else:
+            changes.update(phase=_TAKE, turn=nxt, placed=None, pending=None)
+        return self._with(state, changes)
 
     # --- chance -------------------------------------------------------------------------------
     def random_chance(self, state: PyradiceState, rng: random.Random) -> Action:
