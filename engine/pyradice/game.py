@@ -307,12 +307,13 @@ class PyradiceGame(Game[PyradiceState, Action]):
         pyramid[slot] = state.hand
         # The open slots change only here: the slot is filled, and the slots resting on it open when
         # their other support is filled too. Tuples sort as (level, index), which is the SLOTS order.
-        now_open = [s for s in open_slots if s != slot]
+        now_open = list(open_slots)
+        now_open.remove(slot)
         for above in pyr.RESTING_ON[slot]:
             left, right = pyr.SUPPORTS[above]
             if left in pyramid and right in pyramid:
                 now_open.append(above)
-        now_open.sort()
+                now_open.sort()
         filled = _filled_slots(me)
         at = bisect.bisect(filled, slot)  # tuples order as SLOTS do
         player = _player(me.name, pyramid, me.reserve, tuple(now_open), (*filled[:at], slot, *filled[at:]))
