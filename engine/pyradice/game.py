@@ -196,7 +196,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
                 out.append(USE_RESERVE)
             return out
         if phase is _PLACE:
-            return [PLACES[s] for s in _open_slots(state.players[state.turn])]
+            return list(map(PLACES.__getitem__, _open_slots(state.players[state.turn])))
         if phase is _SKILL:
             return [*self._skill_uses(state), PASS]
         return []

@@ -282,7 +282,7 @@ class Quarry:
                 kept.append(q)
                 grown = True
         if grown:
-            kept.sort(key=geo.order.__getitem__)
+            kept.sort()  # (layer, row, col) tuples sort in position order
         return self._derived(dice, filled, mask, tuple(kept))
 
     def replace(self, position: Position, die: Die) -> Quarry:
