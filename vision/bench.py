@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             fixed = FixedDetector()
             recognizer = DiceRecognizer(detector=None if have_detector else fixed, threads=threads)
             for name, image, truth in scenes():
-                fixed.candidates = truth if truth else _photo_truth()
+                fixed.candidates = truth if truth else _photo_truth(image)
                 found = recognizer.candidates(image)[1]
                 total = median_ms(partial(recognizer.read, image), repeat)
                 detect = median_ms(partial(recognizer.candidates, image), repeat)
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _photo_truth() -> list[DieCandidate]:
+def _photo_truth(image: np.ndarray) -> list[DieCandidate]:
     """The benchmark photo's labelled dice as candidates (used only when there is no detector)."""
     from vision.evaluate import truth_candidates
     from vision.splits import read_manifest
@@ -119,7 +119,7 @@ def _photo_truth() -> list[DieCandidate]:
         if path.is_file():
             for record in read_manifest(path):
                 if record["image"].endswith(PHOTO):
-                    return truth_candidates(record)
+                    return truth_candidates(record, image)
     return []
 
 

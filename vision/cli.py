@@ -127,10 +127,15 @@ def run_eval(args: argparse.Namespace) -> int:
 
     evaluation = evaluate(records, recognizer, truth_boxes=args.truth_boxes, progress=progress)
     print(file=sys.stderr)
-    summary = evaluation.summary() if args.out is None else write_results(evaluation, args.out)
-    summary["manifest"] = str(args.manifest)
-    summary["split"] = args.split
-    summary["detector"] = "labelled boxes" if args.truth_boxes else "vision.detect.DiceDetector"
+    extra = {
+        "manifest": str(args.manifest),
+        "split": args.split,
+        "detector": "labelled boxes" if args.truth_boxes else "vision.detect.DiceDetector",
+    }
+    summary = {**evaluation.summary(), **extra}
+    if args.out is not None:
+        write_results(evaluation, args.out, extra)
+        print(f"wrote results.csv, confusion.csv, summary.json and errors.png to {args.out}")
     print(format_summary(summary))
     if args.update_card:
         _update_card(summary)

@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.crop import box_to_candidate, crop_die
+from vision.crop import box_to_candidate, crop_die, estimate_angle
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.types import DieCandidate, DieReading
 
@@ -113,10 +113,17 @@ def match(readings: list[DieReading], truth_boxes: list[Box]) -> list[tuple[int,
     return result
 
 
-def truth_candidates(record: dict[str, Any]) -> list[DieCandidate]:
-    """Candidates made from the labelled boxes, to measure the reader without the detector: the square at
-    angle 0 that the box bounds (as the detector reports a die whose angle it did not see)."""
-    return [box_to_candidate(die["box"]) for die in record["dice"]]
+def truth_candidates(record: dict[str, Any], image: np.ndarray | None = None) -> list[DieCandidate]:
+    """Candidates made from the labelled boxes, to measure the reader without the detector: the square the
+    box bounds at the die's angle measured on ``image`` (as the detector reports it), or at 0 without one."""
+    candidates = []
+    for die in record["dice"]:
+        x0, y0, x1, y1 = (float(v) for v in die["box"])
+        angle = 0.0
+        if image is not None:
+            angle = estimate_angle(image, ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) + (y1 - y0)) / 2)
+        candidates.append(box_to_candidate((x0, y0, x1, y1), angle))
+    return candidates
 
 
 def evaluate(
@@ -126,7 +133,7 @@ def evaluate(
     for record in records:
         image = load_image(record["path"])
         if truth_boxes:
-            recognizer.detector = FixedDetector(truth_candidates(record))
+            recognizer.detector = FixedDetector(truth_candidates(record, image))
         readings = recognizer.read(image)
         boxes: list[Box] = [(d["box"][0], d["box"][1], d["box"][2], d["box"][3]) for d in record["dice"]]
         pairs = match(readings, boxes)
@@ -205,10 +212,10 @@ def contact_sheet(crops: list[tuple[np.ndarray, str]], columns: int = 10) -> np.
     return sheet
 
 
-def write_results(evaluation: Evaluation, out: Path) -> dict[str, Any]:
+def write_results(evaluation: Evaluation, out: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """results.csv (one row per die), confusion.csv, summary.json and errors.png into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
-    summary = evaluation.summary()
+    summary = {**evaluation.summary(), **(extra or {})}
     fields = ["image", "status", "box", "truth", "value", "correct", "confidence", "unsure", "pips", "cocked", "colour"]
     with (out / "results.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)

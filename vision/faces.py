@@ -101,54 +101,94 @@ def count_pips_batch(crops: np.ndarray) -> list[PipReading]:
     if n == 0:
         return []
     die = size * _DIE_SPAN
+    c = (size - 1) / 2.0
     lab8 = cv2.cvtColor(np.ascontiguousarray(crops).reshape(n * size, size, 3), cv2.COLOR_BGR2LAB)
     lab = lab8.astype(np.float32)
     lab[:, :, 0] *= 100.0 / 255.0  # L to 0..100 so a unit of L weighs like a unit of a or b
     window = max(5, round(die * 0.45) | 1)
     background = cv2.blur(lab, (window, window), borderType=cv2.BORDER_REPLICATE)
     distance = np.sqrt(((lab - background) ** 2).sum(axis=2)).reshape(n, size, size)
-    lab_tiles = lab.reshape(n, size, size, 3)
-    return [_read_one(distance[i], lab_tiles[i], lab8.reshape(n, size, size, 3)[i], die) for i in range(n)]
 
-
-def _read_one(distance: np.ndarray, lab: np.ndarray, lab8: np.ndarray, die: float) -> PipReading:
-    size = distance.shape[0]
-    c = (size - 1) / 2.0
+    # Threshold each die's face at its own Otsu level (with a floor), all dice at once.
     face_half = die * 0.44
     lo, hi = math.ceil(c - face_half), math.floor(c + face_half) + 1
-    values = distance[lo:hi, lo:hi]
-    peak = max(float(values.max()), 1.0)
-    empty = np.zeros((size, size), bool)
-    cocked = _looks_cocked(lab, c, die)
-    if peak < 16.0:
-        return PipReading(None, cocked, empty, peak, lab8)
-    scaled = np.clip(values * (255.0 / peak), 0, 255).astype(np.uint8)
-    otsu, _ = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    threshold = max(float(otsu) * peak / 255.0, 12.0)
-    mask = np.zeros((size, size), np.uint8)
-    mask[lo:hi, lo:hi] = values > threshold
-    count_all, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    face = distance[:, lo:hi, lo:hi]
+    peak = np.maximum(face.reshape(n, -1).max(axis=1), 1.0)
+    scaled = np.minimum((face * (255.0 / peak)[:, None, None]).astype(np.int64), 255)
+    hist = np.bincount((scaled + 256 * np.arange(n)[:, None, None]).ravel(), minlength=256 * n).reshape(n, 256)
+    threshold = np.maximum(_otsu(hist) * peak / 255.0, 12.0)
+    mask = np.zeros((n, size, size), np.uint8)
+    mask[:, lo:hi, lo:hi] = face > threshold[:, None, None]
+    mask[peak < 16.0] = 0  # nothing stands out: a blank face (or no die)
+    # Faces never reach their tile's edge, so one labelling of the stacked tiles keeps dice apart.
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.reshape(n * size, size), connectivity=4)
+    x, y, w, h, area = (stats[1:, i].astype(np.int64) for i in range(5))
+    tile = y // size
+    ly = y - tile * size
+    touches = (x <= lo) | (ly <= lo) | (x + w >= hi) | (ly + h >= hi)  # the outline, a side face, the table
+    round_enough = (area >= 0.5 * w * h) & (np.maximum(w, h) <= 2 * np.maximum(np.minimum(w, h), 1))
     area_min, area_max = 0.006 * die * die, 0.07 * die * die
-    keep: list[int] = []
-    odd = 0
-    for i in range(1, count_all):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        if x <= lo or y <= lo or x + w >= hi or y + h >= hi:
-            continue  # touches the face's edge: the die's outline, a side face or the table, not a pip
-        round_enough = area >= 0.5 * w * h and max(w, h) <= 2.0 * max(min(w, h), 1)
-        if area_min <= area <= area_max and round_enough:
-            keep.append(i)
-        elif area >= area_min:
-            odd += 1
-    pips = np.isin(labels, keep) if keep else empty
-    count = len(keep)
-    areas = [int(stats[i, cv2.CC_STAT_AREA]) for i in keep]
-    uneven = count > 1 and max(areas) > 2.5 * min(areas)
-    if odd or uneven or not 1 <= count <= 6:
-        return PipReading(None, cocked, pips, peak, lab8)
-    if not _fits_layout(centroids[keep].astype(np.float64), (c, c), die):
-        return PipReading(None, cocked, pips, peak, lab8)
-    return PipReading(count, cocked, pips, peak, lab8)
+    is_pip = ~touches & round_enough & (area >= area_min) & (area <= area_max)
+    is_odd = ~touches & ~is_pip & (area >= area_min)
+    pips_per_die = np.bincount(tile[is_pip], minlength=n)
+    odd_per_die = np.bincount(tile[is_odd], minlength=n)
+    table = np.concatenate([[False], is_pip])
+    pip_masks = table[labels].reshape(n, size, size)
+    cocked = _cocked_batch(lab, n, size, die)
+    lab_tiles = lab8.reshape(n, size, size, 3)
+    readings = []
+    for i in range(n):
+        mine = np.nonzero(is_pip & (tile == i))[0]
+        count: int | None = int(pips_per_die[i])
+        areas = area[mine]
+        if odd_per_die[i] or not 1 <= len(mine) <= 6 or (len(mine) > 1 and areas.max() > 2.5 * areas.min()):
+            count = None
+        else:
+            centres = centroids[mine + 1].astype(np.float64) - [0.0, i * size]
+            if not _fits_layout(centres, (c, c), die):
+                count = None
+        readings.append(PipReading(count, bool(cocked[i]), pip_masks[i], float(peak[i]), lab_tiles[i]))
+    return readings
+
+
+def _otsu(hist: np.ndarray) -> np.ndarray:
+    """Otsu's threshold of each row of 256-bin histograms: values above it are the foreground."""
+    p = hist / np.maximum(hist.sum(axis=1, keepdims=True), 1)
+    omega = np.cumsum(p, axis=1)
+    mu = np.cumsum(p * np.arange(256), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (mu[:, -1:] * omega - mu) ** 2 / (omega * (1 - omega))
+    return np.argmax(np.nan_to_num(between, nan=0.0, posinf=0.0), axis=1).astype(np.float64)
+
+
+def _cocked_batch(lab: np.ndarray, n: int, size: int, die: float) -> np.ndarray:
+    """For each die: does its top face look clearly oblong? The patch of the body's colour around the centre
+    (at half resolution, plenty for an outline) is measured by its second moments: for a w x h rectangle the
+    spreads are w^2/12 and h^2/12, so the square root of their ratio is long side over short side."""
+    half = size // 2
+    small = cv2.resize(lab, (half, n * half), interpolation=cv2.INTER_AREA).reshape(n, half, half, 3)
+    d2, ci, r = die / 2, (half - 1) // 2, max(1, int(die / 2 * 0.2))
+    body = small[:, ci - r : ci + r + 2, ci - r : ci + r + 2].reshape(n, -1, 3).mean(axis=1)
+    near = (((small - body[:, None, None, :]) ** 2).sum(axis=3) < 18.0**2).astype(np.uint8)
+    near[:, 0, :] = 0  # keep tiles apart in the joint labelling
+    near[:, -1, :] = 0
+    _, labels = cv2.connectedComponents(near.reshape(n * half, half), connectivity=4)
+    centre = labels.reshape(n, half, half)[:, ci, ci]
+    flat = labels.ravel()
+    yy, xx = np.mgrid[0 : n * half, 0:half]
+    xs, ys = xx.ravel().astype(np.float64), (yy.ravel() % half).astype(np.float64)
+    k = int(flat.max()) + 1
+    m00 = np.bincount(flat, minlength=k)[centre].astype(np.float64)
+    mx = np.bincount(flat, xs, k)[centre] / np.maximum(m00, 1)
+    my = np.bincount(flat, ys, k)[centre] / np.maximum(m00, 1)
+    cxx = np.bincount(flat, xs * xs, k)[centre] / np.maximum(m00, 1) - mx * mx
+    cyy = np.bincount(flat, ys * ys, k)[centre] / np.maximum(m00, 1) - my * my
+    cxy = np.bincount(flat, xs * ys, k)[centre] / np.maximum(m00, 1) - mx * my
+    mean, gap = (cxx + cyy) / 2, np.sqrt(((cxx - cyy) / 2) ** 2 + cxy**2)
+    small_spread, large_spread = mean - gap, mean + gap
+    ok = (centre > 0) & (m00 >= 0.25 * d2 * d2) & (m00 <= 1.3 * d2 * d2) & (small_spread > 0)
+    elongation = np.sqrt(large_spread / np.where(small_spread > 0, small_spread, 1.0))
+    return ok & (elongation > COCKED_ELONGATION)
 
 
 #: Pip centres on a unit face for faces 1..6 (the standard layout; 6 has rows at 0.22, 0.5, 0.78).
@@ -185,39 +225,6 @@ def _fits_layout(centres: np.ndarray, middle: tuple[float, float], die: float) -
     if not 0.4 * die <= spread <= 0.95 * die:
         return False
     return float(np.abs(profile - _PROFILES[count]).max()) <= 0.15
-
-
-def _looks_cocked(lab: np.ndarray, c: float, die: float) -> bool:
-    """A die leaning on a neighbour shows its top face foreshortened: a clearly oblong patch of one colour."""
-    elongation = top_face_elongation(lab, c, die)
-    return elongation is not None and elongation > COCKED_ELONGATION
-
-
-def top_face_elongation(lab: np.ndarray, c: float, die: float) -> float | None:
-    """Long over short side of the patch of the die's body colour around the crop centre (1 for a square);
-    ``None`` when there is no clear patch (too small, or running into a table of the same colour)."""
-    r = int(die * 0.2)
-    ci = round(c)
-    body = lab[ci - r : ci + r + 1, ci - r : ci + r + 1].reshape(-1, 3).mean(axis=0)
-    near = (((lab - body) ** 2).sum(axis=2) < 18.0**2).astype(np.uint8)
-    near = cv2.morphologyEx(near, cv2.MORPH_CLOSE, _CLOSE_KERNEL)
-    _, labels = cv2.connectedComponents(near, connectivity=4)
-    centre_label = labels[ci, ci]
-    if centre_label == 0:
-        return None
-    moments = cv2.moments((labels == centre_label).astype(np.uint8), binaryImage=True)
-    area = moments["m00"]
-    if area < 0.25 * die * die or area > 1.3 * die * die:
-        return None
-    cov = np.array([[moments["mu20"], moments["mu11"]], [moments["mu11"], moments["mu02"]]]) / area
-    spread = np.linalg.eigvalsh(cov)
-    if spread[0] <= 0:
-        return None
-    # For a w x h rectangle the spreads are w^2/12 and h^2/12.
-    return math.sqrt(spread[1] / spread[0])
-
-
-_CLOSE_KERNEL = np.ones((5, 5), np.uint8)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,12 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
 
 * real photos: every die of ``../shared/data/dice-photos/rune55`` and of the Byler *train* split except a
   *tune* fold (a quarter of the train photos, by a salted hash of the name) that is held out to measure the
-  model and set its confidence floor; the Byler *val* split is never seen here. Each labelled box is cut
-  several times with the detector's kind of error: centre moved, side scaled, any rotation;
+  model while developing; the Byler *val* split is never seen here. A label is a box without an angle, so
+  the die's angle is measured (:func:`vision.crop.estimate_angle`, edge orientation, as the detector does)
+  and each die is cut several times as the detector would report it, with its kind of error: the square
+  the box bounds at that angle, centre, side and angle a little off, any quarter turn;
 * rendered dice from :mod:`vision.render` (random sizes, colours, pip colours, lighting, shadows, blur,
-  noise, JPEG, side faces, touching neighbours, a few cocked), cut at their true pose with the same jitter.
+  noise, JPEG, side faces, touching neighbours, a few cocked), cut from their box and true angle the same way.
 
 Photometric augmentation (grey, channel swaps, brightness, contrast, noise) and the eight symmetries of the
 square (which keep a face's value) are drawn per batch. Seeds are fixed; torch uses at most two threads.
@@ -29,7 +31,7 @@ import cv2
 import numpy as np
 
 from models import MODELS_DIR
-from vision.crop import CROP_MARGIN, CROP_SIZE, crop_die
+from vision.crop import CROP_MARGIN, CROP_SIZE, box_to_candidate, crop_die, estimate_angle
 from vision.modelcard import sha256_of
 from vision.splits import read_manifest, split_of
 from vision.types import DieCandidate
@@ -49,19 +51,15 @@ def fold_of(image: str) -> str:
     return "tune" if h < TUNE_FRACTION * 2**64 else "train"
 
 
-def jittered_candidate(
-    rng: np.random.Generator, centre: tuple[float, float], side: float, angle: float | None
-) -> DieCandidate:
-    """A candidate as an imperfect detector would give it. ``angle=None``: the pose is unknown (a manifest
-    box), so the die is turned at random and the side drawn between the box's inner and outer square."""
-    if angle is None:
-        side = side * float(rng.uniform(0.74, 1.0))
-        angle = float(rng.uniform(0, 360))
-    else:
-        side = side * float(rng.uniform(0.88, 1.15))
-        angle = angle + float(rng.normal(0, 5)) + 90 * int(rng.integers(4))
-    dx, dy = rng.normal(0, 0.06 * side, 2)
-    return DieCandidate((centre[0] + float(dx), centre[1] + float(dy)), side, angle, 1.0)
+def jittered_candidate(rng: np.random.Generator, box: tuple[float, float, float, float], angle: float) -> DieCandidate:
+    """A candidate as an imperfect detector gives it for a die with this labelled box at this angle: the
+    square the box bounds at that angle, its side scaled a little, its angle and centre a little off, and
+    turned by a random quarter turn (which keeps the face)."""
+    square = box_to_candidate(box, angle)
+    side = square.side * float(rng.uniform(0.9, 1.12))
+    turned = angle + float(rng.normal(0, 4)) + 90 * int(rng.integers(4))
+    dx, dy = rng.normal(0, 0.05 * side, 2)
+    return DieCandidate((square.centre[0] + float(dx), square.centre[1] + float(dy)), side, turned, 1.0)
 
 
 def real_crops(
@@ -80,15 +78,15 @@ def real_crops(
             if image is None:
                 continue
             for die in record["dice"]:
-                x0, y0, x1, y1 = die["box"]
-                centre = ((x0 + x1) / 2, (y0 + y1) / 2)
-                extent = ((x1 - x0) + (y1 - y0)) / 2
+                x0, y0, x1, y1 = box = tuple(float(v) for v in die["box"])
+                # The label has no angle: measure it, as the detector does, so crops come out upright.
+                angle = estimate_angle(image, ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) + (y1 - y0)) / 2)
                 if not jitter:
-                    crops.append(crop_die(image, DieCandidate(centre, extent * 0.87, 0.0, 1.0)))
+                    crops.append(crop_die(image, box_to_candidate(box, angle)))
                     labels.append(int(die["value"]) - 1)
                     continue
                 for _ in range(repeats.get(fold, 1)):
-                    crops.append(crop_die(image, jittered_candidate(rng, centre, extent, None)))
+                    crops.append(crop_die(image, jittered_candidate(rng, box, angle)))  # type: ignore[arg-type]
                     labels.append(int(die["value"]) - 1)
     return np.stack(crops), np.array(labels, np.int64)
 
@@ -103,7 +101,7 @@ def rendered_crops(count: int, rng: np.random.Generator, progress: Any = None) -
         image, truth = render_scene(rng, size=(320, 320), n_dice=(6, 14), side_range=(18, 64), cocked_fraction=0.04)
         for die in truth:
             for _ in range(2):
-                crops.append(crop_die(image, jittered_candidate(rng, die.centre, die.side, die.angle)))
+                crops.append(crop_die(image, jittered_candidate(rng, die.box, die.angle)))
                 labels.append(die.value - 1)
         if progress is not None:
             progress.update(len(truth) * 2)
@@ -128,9 +126,9 @@ def build_model() -> Any:
                 return layers
 
             self.features = nn.Sequential(
-                *block(3, 16, True),  # 16 px
-                *block(16, 32, True),  # 8 px
-                *block(32, 64, True),  # 4 px
+                *block(3, 24, True),  # 16 px
+                *block(24, 48, True),  # 8 px
+                *block(48, 64, True),  # 4 px
                 *block(64, 96, False),
             )
             self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(96, 6))
@@ -202,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (with data/dice-photos)")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the model and its card")
     parser.add_argument("--epochs", type=int, default=12)
-    parser.add_argument("--rendered", type=int, default=16000, help="rendered crops to train on")
+    parser.add_argument("--rendered", type=int, default=12000, help="rendered crops to train on")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (at most 2)")
     args = parser.parse_args(argv)
 

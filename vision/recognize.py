@@ -138,12 +138,11 @@ def load_image(path: str | Path) -> np.ndarray:
     data = path.read_bytes()
     if not data:
         raise ImageError(f"{path}: the file is empty")
-    buffer = np.frombuffer(data, np.uint8)
-    image = cv2.imdecode(buffer, cv2.IMREAD_UNCHANGED)
-    if image is None or image.size == 0:
-        raise ImageError(f"{path}: not an image OpenCV can read")
     if _truncated(data):
         raise ImageError(f"{path}: the image is truncated (the file ends before the image does)")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    if image is None or image.size == 0:
+        raise ImageError(f"{path}: not an image OpenCV can read")
     return as_bgr(image)
 
 
