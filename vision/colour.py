@@ -132,22 +132,35 @@ def measure_body(crop: np.ndarray, pip_mask: np.ndarray | None = None, span: flo
 
 
 def measure_body_lab(lab8: np.ndarray, pip_mask: np.ndarray | None = None, span: float = 1.0 / 1.25) -> Lab:
-    """As :func:`measure_body` on a crop already in 8-bit CIELAB: the mean of the face's pixels that are
-    not pips (nor next to one) and not among the brightest tenth (specular highlights)."""
-    size = lab8.shape[0]
+    """As :func:`measure_body` on a crop already in 8-bit CIELAB (see :func:`measure_bodies`)."""
+    masks = None if pip_mask is None else pip_mask[None]
+    return measure_bodies(lab8[None], masks, span)[0]
+
+
+def measure_bodies(lab8: np.ndarray, pip_masks: np.ndarray | None = None, span: float = 1.0 / 1.25) -> list[Lab]:
+    """Body colours of (N, S, S, 3) upright crops in 8-bit CIELAB: the mean of each top face's pixels that are
+    not pips nor next to one (unless that leaves under 30% of the face) and not among its brightest tenth
+    (specular highlights), all dice at once."""
+    n, size = lab8.shape[:2]
+    if n == 0:
+        return []
     c = (size - 1) / 2.0
     half = size * span * 0.40
     lo, hi = math.ceil(c - half), math.floor(c + half) + 1
-    face = lab8[lo:hi, lo:hi].reshape(-1, 3)
-    if pip_mask is not None and pip_mask.any():
-        grown = cv2.dilate(pip_mask.astype(np.uint8), np.ones((3, 3), np.uint8))[lo:hi, lo:hi].reshape(-1)
-        if (grown == 0).sum() >= 0.3 * len(face):
-            face = face[grown == 0]
-    lightness = face[:, 0]
-    cut = np.partition(lightness, int(len(lightness) * 0.9))[int(len(lightness) * 0.9)]
-    kept = face[lightness < cut] if (lightness < cut).sum() >= 10 else face
-    mean = kept.astype(np.float64).mean(axis=0)
-    return (float(mean[0]) * 100.0 / 255.0, float(mean[1]) - 128.0, float(mean[2]) - 128.0)
+    face = lab8[:, lo:hi, lo:hi].reshape(n, -1, 3).astype(np.float32)
+    keep = np.ones(face.shape[:2], bool)
+    if pip_masks is not None:
+        stacked = pip_masks.astype(np.uint8).reshape(n * size, size)
+        grown = cv2.dilate(stacked, np.ones((3, 3), np.uint8)).reshape(n, size, size)[:, lo:hi, lo:hi]
+        body = grown.reshape(n, -1) == 0
+        enough = body.sum(axis=1) >= 0.3 * face.shape[1]
+        keep = np.where(enough[:, None], body, keep)
+    lightness = face[:, :, 0]
+    cut = np.partition(lightness, int(face.shape[1] * 0.9), axis=1)[:, int(face.shape[1] * 0.9)]
+    unlit = keep & (lightness < cut[:, None])
+    keep = np.where((unlit.sum(axis=1) >= 10)[:, None], unlit, keep)
+    mean = (face * keep[:, :, None]).sum(axis=1) / np.maximum(keep.sum(axis=1), 1)[:, None]
+    return [(float(m[0]) * 100.0 / 255.0, float(m[1]) - 128.0, float(m[2]) - 128.0) for m in mean]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.colour import Palette, load_palette, measure_body_lab
+from vision.colour import Palette, load_palette, measure_bodies
 from vision.crop import CROP_SIZE, as_bgr, crop_die
 from vision.faces import PIP_CROP_SIZE, FaceModel, count_pips_batch, decide
 from vision.types import DieCandidate, DieReading
@@ -104,10 +104,11 @@ class DiceRecognizer:
         small = np.stack([crop_die(image, c, CROP_SIZE) for c in found])
         large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
         probabilities = self.faces.probabilities(small)
+        pip_readings = count_pips_batch(large)
+        labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
         readings = []
-        for candidate, probs, pips in zip(found, probabilities, count_pips_batch(large), strict=True):
+        for candidate, probs, pips, lab in zip(found, probabilities, pip_readings, labs, strict=True):
             decision = decide(probs, pips, self.faces.values)
-            lab = measure_body_lab(pips.lab, pips.pip_mask)
             colour, colour_distance = self.palette.nearest(lab)
             readings.append(
                 DieReading(
