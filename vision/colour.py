@@ -82,8 +82,11 @@ class Palette:
 
     def nearest(self, lab: Sequence[float]) -> tuple[str, float]:
         """The closest colour's name and its distance."""
-        best = min(self.colours, key=lambda item: distance(lab, item[1]))
-        return best[0], distance(lab, best[1])
+        references = np.array([ref for _, ref in self.colours], np.float64)
+        delta = (references - np.asarray(lab, np.float64)) * [LIGHTNESS_WEIGHT, 1.0, 1.0]
+        distances = np.sqrt((delta**2).sum(axis=1))
+        best = int(np.argmin(distances))
+        return self.colours[best][0], float(distances[best])
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -107,7 +107,7 @@ def count_pips_batch(crops: np.ndarray) -> list[PipReading]:
     lab[:, :, 0] *= 100.0 / 255.0  # L to 0..100 so a unit of L weighs like a unit of a or b
     window = max(5, round(die * 0.45) | 1)
     background = cv2.blur(lab, (window, window), borderType=cv2.BORDER_REPLICATE)
-    distance = np.sqrt(((lab - background) ** 2).sum(axis=2)).reshape(n, size, size)
+    distance = _norm(lab - background).reshape(n, size, size)
 
     # Threshold each die's face at its own Otsu level (with a floor), all dice at once.
     face_half = die * 0.44
@@ -136,19 +136,26 @@ def count_pips_batch(crops: np.ndarray) -> list[PipReading]:
     pip_masks = table[labels].reshape(n, size, size)
     cocked = _cocked_batch(lab, n, size, die)
     lab_tiles = lab8.reshape(n, size, size, 3)
+    pip_index = np.nonzero(is_pip)[0]
+    by_die = np.split(pip_index, np.cumsum(pips_per_die)[:-1]) if len(pip_index) else [pip_index] * n
+    # Components are numbered top to bottom, so the pips of die i come before those of die i + 1.
     readings = []
     for i in range(n):
-        mine = np.nonzero(is_pip & (tile == i))[0]
-        count: int | None = int(pips_per_die[i])
+        mine = by_die[i]
         areas = area[mine]
-        if odd_per_die[i] or not 1 <= len(mine) <= 6 or (len(mine) > 1 and areas.max() > 2.5 * areas.min()):
-            count = None
-        else:
-            centres = centroids[mine + 1].astype(np.float64) - [0.0, i * size]
-            if not _fits_layout(centres, (c, c), die):
-                count = None
+        clean = not odd_per_die[i] and 1 <= len(mine) <= 6 and not (len(mine) > 1 and areas.max() > 2.5 * areas.min())
+        fits = clean and _fits_layout(centroids[mine + 1] - [0.0, i * size], (c, c), die)
+        count = len(mine) if fits else None
         readings.append(PipReading(count, bool(cocked[i]), pip_masks[i], float(peak[i]), lab_tiles[i]))
     return readings
+
+
+_SUM_CHANNELS = np.ones((1, 3), np.float32)
+
+
+def _norm(diff: np.ndarray) -> np.ndarray:
+    """Per-pixel Euclidean length of an (H, W, 3) float32 image (OpenCV: much faster than numpy's sum)."""
+    return np.sqrt(cv2.transform(diff * diff, _SUM_CHANNELS))
 
 
 def _otsu(hist: np.ndarray) -> np.ndarray:
@@ -169,7 +176,8 @@ def _cocked_batch(lab: np.ndarray, n: int, size: int, die: float) -> np.ndarray:
     small = cv2.resize(lab, (half, n * half), interpolation=cv2.INTER_AREA).reshape(n, half, half, 3)
     d2, ci, r = die / 2, (half - 1) // 2, max(1, int(die / 2 * 0.2))
     body = small[:, ci - r : ci + r + 2, ci - r : ci + r + 2].reshape(n, -1, 3).mean(axis=1)
-    near = (((small - body[:, None, None, :]) ** 2).sum(axis=3) < 18.0**2).astype(np.uint8)
+    near = (_norm((small - body[:, None, None, :]).reshape(n * half, half, 3)) < 18.0).astype(np.uint8)
+    near = near.reshape(n, half, half)
     near[:, 0, :] = 0  # keep tiles apart in the joint labelling
     near[:, -1, :] = 0
     _, labels = cv2.connectedComponents(near.reshape(n * half, half), connectivity=4)
@@ -202,29 +210,30 @@ PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
 }
 
 
-def _pair_profile(points: np.ndarray) -> np.ndarray:
-    """Sorted pairwise distances divided by the largest: the same for a layout at any rotation and size."""
-    d = np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-    upper = np.sort(d[np.triu_indices(len(points), 1)])
-    return upper / max(float(upper[-1]), 1e-9)
+def _pair_distances(points: np.ndarray) -> np.ndarray:
+    """Sorted distances between every two points."""
+    i, j = _PAIRS[len(points)]
+    return np.sort(np.hypot(points[i, 0] - points[j, 0], points[i, 1] - points[j, 1]))
 
 
-_PROFILES = {n: _pair_profile(np.array(p)) for n, p in PIP_LAYOUT.items() if n > 1}
+_PAIRS = {k: np.triu_indices(k, 1) for k in range(2, 7)}
+#: Each layout's pair distances over the largest: the same at any rotation and size.
+_PROFILES = {k: d / d[-1] for k, d in ((k, _pair_distances(np.array(p))) for k, p in PIP_LAYOUT.items() if k > 1)}
 
 
 def _fits_layout(centres: np.ndarray, middle: tuple[float, float], die: float) -> bool:
     """Do the blobs sit where the pips of that many would (centred, spread right, right shape)?"""
     count = len(centres)
-    offset = float(np.hypot(*(centres.mean(axis=0) - middle)))
-    if offset > 0.16 * die:
+    mean_x, mean_y = centres.mean(axis=0)
+    if math.hypot(mean_x - middle[0], mean_y - middle[1]) > 0.16 * die:
         return False
     if count == 1:
         return True
-    profile = _pair_profile(centres)
-    spread = float(np.sqrt(((centres[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)).max())
+    distances = _pair_distances(centres)
+    spread = float(distances[-1])
     if not 0.4 * die <= spread <= 0.95 * die:
         return False
-    return float(np.abs(profile - _PROFILES[count]).max()) <= 0.15
+    return float(np.abs(distances / spread - _PROFILES[count]).max()) <= 0.15
 
 
 @dataclass(frozen=True, slots=True)
