@@ -51,8 +51,11 @@ def test_real_photos_every_die_right_or_unsure(reader: DiceRecognizer) -> None:
 
 @pytest.mark.skipif(not HAVE_DETECTOR, reason="vision.detect is not in this build yet")
 def test_real_photos_with_the_detector() -> None:
+    # Detection precision is the detector's own business (tests/test_vision_detect*); here: the whole reader
+    # finds the dice and never reports a wrong value without saying it is unsure.
     result = evaluate(list(read_manifest(MANIFEST)), DiceRecognizer()).summary()
-    assert result["detection_recall"] >= 0.95 and result["detection_precision"] >= 0.95
+    assert result["detection_recall"] >= 0.95
+    assert result["face_accuracy"] >= 0.95
     assert result["wrong_values_not_unsure"] == 0
 
 
