@@ -204,3 +204,23 @@ def test_annotate_draws_on_a_copy() -> None:
                    confidence=0.5, unsure=True)  # fmt: skip
     drawn = annotate(image, [r])
     assert image.max() == 0 and drawn[:, :, 2].max() > 0  # unsure is drawn in red
+
+
+def test_black_and_white_frames_give_an_empty_result_not_an_error(
+    tmp_path: Path, truth_detector: FixedDetector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    truth_detector.candidates = [DieCandidate((50.0, 50.0), 30.0, 0.0, 1.0)]
+    for name, value in (("black.png", 0), ("white.jpg", 255)):
+        cv2.imwrite(str(tmp_path / name), np.full((480, 640, 3), value, np.uint8))
+    assert companion(["recognize", "--json", str(tmp_path / "black.png"), str(tmp_path / "white.jpg")]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["width"], line["height"], line["dice"]) for line in lines] == [(640, 480, []), (640, 480, [])]
+
+
+def test_sixteen_bit_and_grey_files_load_as_bgr(tmp_path: Path) -> None:
+    deep = (np.arange(64 * 48, dtype=np.uint16).reshape(48, 64) * 20).astype(np.uint16)
+    cv2.imwrite(str(tmp_path / "deep.png"), deep)
+    image = load_image(tmp_path / "deep.png")
+    assert image.shape == (48, 64, 3) and image.dtype == np.uint8 and int(image.max()) == int(deep.max()) >> 8
+    cv2.imwrite(str(tmp_path / "grey.png"), np.full((10, 12), 77, np.uint8))
+    assert load_image(tmp_path / "grey.png").shape == (10, 12, 3)
