@@ -25,6 +25,8 @@ from vision.modelcard import ModelCard, load_model
 MODEL_NAME = "dice-face"
 #: Below this top probability the model's answer is not trusted on its own.
 CONFIDENCE_FLOOR = 0.90
+#: A candidate the model says is not a die with at least this probability is dropped (a detector's false find).
+NOT_A_DIE_FLOOR = 0.90
 #: A top face this much longer than wide means the die leans steeply (tipped by 50 degrees: 1.56x). Milder
 #: leans (15..35 degrees: 1.04..1.22x) are within what flat dice measure, so they are not flagged by this.
 COCKED_ELONGATION = 1.6
@@ -35,7 +37,10 @@ _DIE_SPAN = 1.0 / 1.25
 
 
 class FaceModel:
-    """The face CNN, loaded once. ``probabilities(crops)`` takes (N, S, S, 3) uint8 BGR crops."""
+    """The face CNN, loaded once. :meth:`read` takes (N, S, S, 3) uint8 BGR crops.
+
+    Its labels are the faces ``"1"``..``"6"`` and, in models trained with non-dice crops, ``"none"``: the crop
+    is not centred on a die (bare table, a tray edge, a detector's false find)."""
 
     def __init__(self, threads: int = 1, models_dir: Path = MODELS_DIR) -> None:
         self.session, self.card = load_model(MODEL_NAME, models_dir, threads=threads)
@@ -43,19 +48,30 @@ class FaceModel:
         self.size = int(self.card.input_shape[-1])
         if self.size != CROP_SIZE:
             raise ValueError(f"face model takes {self.size} px crops, but the crop rule makes {CROP_SIZE} px")
-        self.values = tuple(int(label) for label in self.card.labels)
+        labels = self.card.labels
+        if [label for label in labels if label != "none"] != [str(v) for v in range(1, 7)]:
+            raise ValueError(f"face model labels {list(labels)} are not the faces 1..6 (and 'none')")
+        self.values = (1, 2, 3, 4, 5, 6)
+        self.face_columns = [i for i, label in enumerate(labels) if label != "none"]
+        self.none_column = labels.index("none") if "none" in labels else None
 
     @property
     def model_card(self) -> ModelCard:
         return self.card
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(N, 6) face probabilities, columns in the order of ``values`` (1..6)."""
+        """(N, 6) face probabilities, columns in the order of ``values`` (1..6). With a "none" label they are
+        the faces' shares of the whole softmax, so they add up to 1 - p(not a die)."""
+        return self.read(crops)[0]
+
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, 6) face probabilities as :meth:`probabilities`, and (N,) the probability of "not a die"."""
         if len(crops) == 0:
-            return np.zeros((0, len(self.values)), np.float32)
-        batch = crops_to_input(crops)
-        logits = self.session.run(None, {self.input_name: batch})[0]
-        return softmax(np.asarray(logits, np.float32))
+            return np.zeros((0, 6), np.float32), np.zeros(0, np.float32)
+        logits = self.session.run(None, {self.input_name: crops_to_input(crops)})[0]
+        p = softmax(np.asarray(logits, np.float32))
+        not_die = p[:, self.none_column] if self.none_column is not None else np.zeros(len(p), np.float32)
+        return p[:, self.face_columns], not_die
 
 
 def crops_to_input(crops: np.ndarray) -> np.ndarray:

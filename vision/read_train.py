@@ -91,6 +91,54 @@ def real_crops(
     return np.stack(crops), np.array(labels, np.int64)
 
 
+NOT_A_DIE = 6  # the seventh label: the crop is not centred on a die (table, tray, a detector's false find)
+
+
+def _clear_of(box: tuple[float, float, float, float], boxes: list[list[float]], limit: float) -> bool:
+    from vision.evaluate import iou
+
+    return all(iou(box, (b[0], b[1], b[2], b[3])) < limit for b in boxes)
+
+
+def background_crops(
+    shared: Path, folds: set[str], per_image: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops that are not a die: die-sized squares of the real photos away from every labelled die (bare
+    table, tray edges, shadows) or well off a die's centre (half a die and its neighbour), labelled 6."""
+    crops: list[np.ndarray] = []
+    for dataset in ("rune55", "byler"):
+        for record in read_manifest(shared / PHOTOS / dataset / "manifest.jsonl"):
+            fold = "rune55" if dataset == "rune55" else fold_of(record["image"])
+            if fold not in folds or not record["dice"]:
+                continue
+            image = cv2.imread(record["path"], cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            boxes = [d["box"] for d in record["dice"]]
+            extent = float(np.median([((b[2] - b[0]) + (b[3] - b[1])) / 2 for b in boxes]))
+            made = 0
+            for _ in range(per_image * 8):
+                if made >= per_image:
+                    break
+                side = extent * float(rng.uniform(0.7, 1.3))
+                if rng.random() < 0.5:  # anywhere on the table
+                    cx, cy = float(rng.uniform(side / 2, w - side / 2)), float(rng.uniform(side / 2, h - side / 2))
+                    limit = 0.05
+                else:  # beside a die, well off its centre
+                    b = boxes[int(rng.integers(len(boxes)))]
+                    direction = float(rng.uniform(0, 2 * math.pi))
+                    reach = extent * float(rng.uniform(0.6, 0.9))
+                    cx = (b[0] + b[2]) / 2 + reach * math.cos(direction)
+                    cy = (b[1] + b[3]) / 2 + reach * math.sin(direction)
+                    limit = 0.3
+                box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+                if _clear_of(box, boxes, limit):
+                    crops.append(crop_die(image, DieCandidate((cx, cy), side, float(rng.uniform(0, 90)), 1.0)))
+                    made += 1
+    return np.stack(crops), np.full(len(crops), NOT_A_DIE, np.int64)
+
+
 def rendered_crops(count: int, rng: np.random.Generator, progress: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """``count`` crops of rendered dice (small scenes, many dice each, a few cocked)."""
     from vision.render import render_scene
@@ -131,7 +179,7 @@ def build_model() -> Any:
                 *block(48, 64, True),  # 4 px
                 *block(64, 96, False),
             )
-            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(96, 6))
+            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(96, 7))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             mean = x.mean(dim=(1, 2, 3), keepdim=True)
@@ -226,8 +274,10 @@ def main(argv: list[str] | None = None) -> int:
     val_x, val_y = real_crops(args.shared, {"val"}, {}, rng, jitter=False)
     with tqdm(total=args.rendered, desc="rendering", unit="crop") as bar:
         rend_x, rend_y = rendered_crops(args.rendered, rng, bar)
-    train_x = np.concatenate([real_x, rend_x])
-    train_y = np.concatenate([real_y, rend_y])
+    back_x, back_y = background_crops(args.shared, folds, 6, rng)
+    train_x = np.concatenate([real_x, rend_x, back_x])
+    train_y = np.concatenate([real_y, rend_y, back_y])
+    print(f"not-a-die crops: {len(back_x)}")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
 
     model = build_model()
@@ -279,8 +329,12 @@ def main(argv: list[str] | None = None) -> int:
             "layout": "NCHW, BGR",
             "normalisation": "x / 255; the graph standardises each crop (mean 0, std 1) itself",
         },
-        "output": {"name": "logits", "shape": [-1, 6], "meaning": "one logit per face; softmax gives p"},
-        "labels": ["1", "2", "3", "4", "5", "6"],
+        "output": {
+            "name": "logits",
+            "shape": [-1, 7],
+            "meaning": "one logit per face and one for 'not a die'; softmax gives p",
+        },
+        "labels": ["1", "2", "3", "4", "5", "6", "none"],
         "crop_rule": (
             f"vision.crop.crop_die: the square of side {1 + CROP_MARGIN:g} x the die's side centred on the die and "
             f"turned by its angle so its edges are axis-aligned, sampled to {CROP_SIZE}x{CROP_SIZE} BGR "

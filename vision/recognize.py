@@ -20,7 +20,7 @@ import numpy as np
 
 from vision.colour import Palette, load_palette, measure_bodies
 from vision.crop import CROP_SIZE, as_bgr, crop_die
-from vision.faces import PIP_CROP_SIZE, FaceModel, count_pips_batch, decide
+from vision.faces import NOT_A_DIE_FLOOR, PIP_CROP_SIZE, FaceModel, count_pips_batch, decide
 from vision.types import DieCandidate, DieReading
 
 #: The detector never sees an image with a longer side than this; larger ones are shrunk first.
@@ -102,8 +102,16 @@ class DiceRecognizer:
             return []
         image = as_bgr(image)
         small = np.stack([crop_die(image, c, CROP_SIZE) for c in found])
+        probabilities, not_die = self.faces.read(small)
+        # The face model also knows what is not a die: it drops the detector's clear false finds (a die it
+        # is only half sure about stays, with a low face confidence, so it comes out unsure).
+        keep = not_die < NOT_A_DIE_FLOOR
+        if not keep.all():
+            found = [c for c, k in zip(found, keep, strict=True) if k]
+            small, probabilities = small[keep], probabilities[keep]
+            if not found:
+                return []
         large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
-        probabilities = self.faces.probabilities(small)
         pip_readings = count_pips_batch(large)
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
         readings = []
