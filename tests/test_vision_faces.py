@@ -59,7 +59,9 @@ def test_model_reads_rendered_dice_it_never_saw(model: FaceModel, rendered: tupl
     flat = ~np.array(cocked)
     accuracy = float((read[flat] == np.array(values)[flat]).mean())
     assert accuracy >= 0.97, accuracy
-    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    _, not_die = model.read(np.stack(small))
+    assert np.allclose(probs.sum(axis=1) + not_die, 1.0, atol=1e-5)
+    assert float(np.median(not_die)) < 0.01  # rendered dice are dice
 
 
 def test_no_rendered_die_is_read_wrong_without_being_unsure(model: FaceModel, rendered: tuple) -> None:
@@ -141,7 +143,7 @@ def test_decide_marks_unsure_instead_of_guessing() -> None:
 
 def test_model_card_matches_the_model_and_is_small() -> None:
     card, path = check_model("dice-face")
-    assert card.labels == ("1", "2", "3", "4", "5", "6")
+    assert card.labels == ("1", "2", "3", "4", "5", "6", "none")
     assert card.input_shape[1:] == (3, CROP_SIZE, CROP_SIZE)
     assert path.stat().st_size < 1_000_000
     assert "crop_die" in card.crop_rule

@@ -224,3 +224,17 @@ def test_sixteen_bit_and_grey_files_load_as_bgr(tmp_path: Path) -> None:
     assert image.shape == (48, 64, 3) and image.dtype == np.uint8 and int(image.max()) == int(deep.max()) >> 8
     cv2.imwrite(str(tmp_path / "grey.png"), np.full((10, 12), 77, np.uint8))
     assert load_image(tmp_path / "grey.png").shape == (10, 12, 3)
+
+
+def test_the_reader_drops_what_is_not_a_die(reader: DiceRecognizer) -> None:
+    # Bare table and tray edge of a real photo, where no die lies, offered as candidates beside real dice.
+    record = next(r for r in read_manifest(MANIFEST) if r["image"] == "IMG_20191208_112332.jpg")
+    image = load_image(record["path"])
+    dice = truth_candidates(record, image)
+    empty = [DieCandidate((x, y), 38.0, 0.0, 0.5) for x, y in ((560.0, 60.0), (100.0, 500.0), (420.0, 480.0))]
+    reader.detector = FixedDetector(dice + empty)
+    readings = reader.read(image)
+    real = {c.centre for c in dice}
+    assert real <= {r.centre for r in readings}  # every die is kept
+    extra = [r for r in readings if r.centre not in real]
+    assert len(extra) <= 1 and all(r.unsure for r in extra)  # table is dropped, or at least never read as sure
