@@ -8,6 +8,8 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
   the die's angle is measured (:func:`vision.crop.estimate_angle`, edge orientation, as the detector does)
   and each die is cut several times as the detector would report it, with its kind of error: the square
   the box bounds at that angle, centre, side and angle a little off, any quarter turn;
+* not-a-die crops (label ``none``, the seventh output): die-sized squares of the same photos away from every
+  labelled die or well off a die's centre, so the reader can drop a detector's false finds;
 * rendered dice from :mod:`vision.render` (random sizes, colours, pip colours, lighting, shadows, blur,
   noise, JPEG, side faces, touching neighbours, a few cocked), cut from their box and true angle the same way.
 
@@ -344,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
             "data": (
                 f"{len(real_x)} jittered crops of real dice (rune55 all x4, Byler train split x16"
                 f"{' minus the tune fold' if args.hold_out_tune else ''}) and {len(rend_x)} crops of dice drawn by "
-                "vision.render; Byler val never seen"
+                f"vision.render, and {len(back_x)} not-a-die crops of the same photos (label none); Byler val never seen"
             ),
             "command": "make train (python -m vision.read_train)",
             "seed": SEED,
