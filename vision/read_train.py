@@ -346,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
             "data": (
                 f"{len(real_x)} jittered crops of real dice (rune55 all x4, Byler train split x16"
                 f"{' minus the tune fold' if args.hold_out_tune else ''}) and {len(rend_x)} crops of dice drawn by "
-                f"vision.render, and {len(back_x)} not-a-die crops of the same photos (label none); Byler val never seen"
+                f"vision.render, and {len(back_x)} not-a-die crops of the same photos (label none); "
+                "Byler val never seen"
             ),
             "command": "make train (python -m vision.read_train)",
             "seed": SEED,
