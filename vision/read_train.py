@@ -366,9 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     previous = args.out / "dice-face.card.json"
     if previous.is_file():  # keep the measured end-to-end figures that eval-dice wrote
         old = json.loads(previous.read_text(encoding="utf-8"))
-        for key in ("eval_dice_val", "latency"):
-            if key in old.get("metrics", {}):
-                card["metrics"][key] = old["metrics"][key]
+        for key, value in old.get("metrics", {}).items():
+            if key.startswith("eval_dice") or key == "latency":
+                card["metrics"][key] = value  # stale for a new model until eval-dice and the bench run again
     previous.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     size = onnx_path.stat().st_size
     print(f"wrote {onnx_path} ({size / 1024:.0f} KiB) and its card in {time.time() - started:.0f} s")
