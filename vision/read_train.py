@@ -363,13 +363,10 @@ def main(argv: list[str] | None = None) -> int:
             "byler_val_dice": len(val_y),
         },
     }
-    previous = args.out / "dice-face.card.json"
-    if previous.is_file():  # keep the measured end-to-end figures that eval-dice wrote
-        old = json.loads(previous.read_text(encoding="utf-8"))
-        for key, value in old.get("metrics", {}).items():
-            if key.startswith("eval_dice") or key == "latency":
-                card["metrics"][key] = value  # stale for a new model until eval-dice and the bench run again
-    previous.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    # Figures measured on the previous model (eval-dice, bench) do not describe this one: they are left out
+    # until `companion eval-dice ... --update-card` and the bench are run again.
+    (args.out / "dice-face.card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    print("now run: companion eval-dice ../shared/data/dice-photos/byler/manifest.jsonl --split val --update-card")
     size = onnx_path.stat().st_size
     print(f"wrote {onnx_path} ({size / 1024:.0f} KiB) and its card in {time.time() - started:.0f} s")
     return 0
