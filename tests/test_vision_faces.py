@@ -16,12 +16,15 @@ from vision.crop import CROP_SIZE, crop_die
 from vision.faces import (
     PIP_CROP_SIZE,
     PIP_LAYOUT,
+    SECOND_LOOK_BELOW,
     FaceModel,
     PipReading,
     _fits_layout,
     count_pips,
     count_pips_batch,
     decide,
+    second_look,
+    square_symmetries,
 )
 from vision.modelcard import ModelCardError, check_model, load_model, read_card
 from vision.render import DieSpec, SceneStyle, render_scene
@@ -139,6 +142,76 @@ def test_decide_marks_unsure_instead_of_guessing() -> None:
     low = np.array([0.0, 0.0, 0.6, 0.4, 0.0, 0.0])
     decision = decide(low, agree)
     assert decision.unsure and decision.value == 3 and decision.confidence == pytest.approx(0.6)
+
+
+def test_square_symmetries_are_the_8_distinct_turns_and_mirrors_of_each_crop() -> None:
+    rng = np.random.default_rng(5)
+    crops = rng.integers(0, 256, (3, 6, 6, 3), dtype=np.uint8)
+    views = square_symmetries(crops)
+    assert views.shape == (24, 6, 6, 3)
+    assert np.array_equal(views[:3], crops)  # view 0 is the crop as it is
+    for i in range(3):
+        mine = [views[k * 3 + i] for k in range(8)]
+        assert len({v.tobytes() for v in mine}) == 8  # all different: a random crop has no symmetry
+        # Every view is a turn of the crop or of its mirror, and turning a view gives another view.
+        group = {np.rot90(c, k).tobytes() for c in (crops[i], crops[i][:, ::-1]) for k in range(4)}
+        assert {v.tobytes() for v in mine} == group
+        assert all(np.rot90(v).tobytes() in group for v in mine)
+
+
+class _PixelModel:
+    """A stand-in face model that reads face ``crop[0, 0, 0] % 6 + 1`` for sure, recording what it is shown."""
+
+    values = (1, 2, 3, 4, 5, 6)
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.calls.append(len(crops))
+        return np.eye(6, dtype=np.float32)[crops[:, 0, 0, 0].astype(np.int64) % 6]
+
+
+def test_second_look_rereads_only_doubtful_dice_and_averages_the_8_views() -> None:
+    crops = np.zeros((4, 4, 4, 3), np.uint8)
+    crops[:, 0, 0, 0] = 2  # the top-left corner says 3; the other corners say 1
+    model = _PixelModel()
+    sure = [0.0, 0.0, 0.97, 0.03, 0.0, 0.0]
+    doubtful = [0.0, 0.0, SECOND_LOOK_BELOW - 0.01, 0.11, 0.0, 0.0]
+    probabilities = np.array([sure, doubtful, sure, sure], np.float32)
+    out = second_look(model, crops, probabilities, [3, None, None, 5])  # die 3: pips say 5, model says 3
+    assert model.calls == [2 * 7]  # one call, the 7 other views of the 2 doubtful dice
+    assert np.array_equal(out[[0, 2]], probabilities[[0, 2]])  # sure dice are left alone
+    # The corner is at (0, 0) in 2 of the 8 views (as it is, and mirrored then turned back): face 3 there.
+    assert out[1] == pytest.approx((np.array(doubtful) + np.array([6, 0, 1, 0, 0, 0])) / 8)
+    assert out[3] == pytest.approx((np.array(sure) + np.array([6, 0, 1, 0, 0, 0])) / 8)
+    model.calls.clear()
+    calm = probabilities[[0, 2]]
+    assert np.array_equal(second_look(model, crops[:2], calm, [None, 3]), calm)
+    assert model.calls == []  # nothing doubtful: no second call
+
+
+def test_second_look_does_not_depend_on_how_the_crop_is_turned(model: FaceModel, rendered: tuple) -> None:
+    small = np.stack(rendered[0][:40])
+    turned = np.ascontiguousarray(np.rot90(small[:, :, ::-1], 1, axes=(1, 2)))
+    results = []
+    for crops in (small, turned):
+        probs = model.probabilities(crops)
+        disagree = [int(v) % 6 + 1 for v in probs.argmax(axis=1) + 1]  # a pip count that is never the top face
+        results.append(second_look(model, crops, probs, disagree))
+    assert np.allclose(results[0], results[1], atol=1e-5)
+
+
+def test_second_look_keeps_rendered_dice_honest(model: FaceModel, rendered: tuple) -> None:
+    small, large, values, cocked = rendered
+    probs = model.probabilities(np.stack(small))
+    pips = count_pips_batch(np.stack(large))
+    looked = second_look(model, np.stack(small), probs, [p.count for p in pips])
+    before = [decide(p, r, model.values) for p, r in zip(probs, pips, strict=True)]
+    after = [decide(p, r, model.values) for p, r in zip(looked, pips, strict=True)]
+    assert [d for d, v in zip(after, values, strict=True) if d.value != v and not d.unsure] == []
+    right = [sum(d.value == v for d, v, c in zip(ds, values, cocked, strict=True) if not c) for ds in (before, after)]
+    assert right[1] >= right[0]
 
 
 def test_model_card_matches_the_model_and_is_small() -> None:

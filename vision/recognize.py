@@ -2,7 +2,8 @@
 
 :class:`DiceRecognizer` wires the stages together: the detector (``vision.detect.DiceDetector`` unless one is
 injected) finds candidates; :func:`vision.crop.crop_die` cuts each die upright; the face model reads the
-32 px crop, the pip counter and the colour measure read a 48 px crop of the same die; :func:`vision.faces.decide`
+32 px crop, the pip counter and the colour measure read a 48 px crop of the same die; doubtful dice get a
+second look in the 8 symmetries of their crop (:func:`vision.faces.second_look`); :func:`vision.faces.decide`
 turns model and pips into a value or an *unsure* die. Grey-scale, BGRA and 16-bit images are accepted; a
 huge image is shrunk for the detector (dice are still cut from the full image); a frame with nothing in it
 (black, white, one flat colour) gives no dice. :func:`load_image` reads a file or says clearly why it cannot.
@@ -20,7 +21,7 @@ import numpy as np
 
 from vision.colour import Palette, load_palette, measure_bodies
 from vision.crop import CROP_SIZE, as_bgr, crop_die
-from vision.faces import NOT_A_DIE_FLOOR, PIP_CROP_SIZE, FaceModel, count_pips_batch, decide
+from vision.faces import NOT_A_DIE_FLOOR, PIP_CROP_SIZE, FaceModel, count_pips_batch, decide, second_look
 from vision.types import DieCandidate, DieReading
 
 #: The detector never sees an image with a longer side than this; larger ones are shrunk first.
@@ -113,6 +114,7 @@ class DiceRecognizer:
                 return []
         large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
         pip_readings = count_pips_batch(large)
+        probabilities = second_look(self.faces, small, probabilities, [p.count for p in pip_readings])
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
         readings = []
         for candidate, probs, pips, lab in zip(found, probabilities, pip_readings, labs, strict=True):
