@@ -1,0 +1,256 @@
+"""The appliance: wires camera, stability filter, game session, event log, panel and web server into one
+process with one main loop (``companion run``), and the same pipeline without threads for replays.
+
+The main loop takes the latest frame from the camera owner, applies any scripted inputs a recording
+carries, runs the stability filter (which reads dice only while the table is still), and hands settled
+readings to the session. It feeds the systemd watchdog on every pass and reports a camera that gives
+no frame for ``lost_after_s`` as lost (page and ATTENTION LED) while the owner thread reconnects.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from device.config import Config
+from device.errors import SessionError, UsageError
+from device.eventlog import EventLog
+from device.hub import Hub
+from device.notify import Notifier
+from device.session import GameSession
+from device.sources import Camera, Frame, FrameSource
+from device.stability import StabilityFilter, StepResult
+from engine.errors import GameError
+from vision.types import DieReading
+
+log = logging.getLogger(__name__)
+
+Reader = Callable[[Frame], Sequence[DieReading]]
+READERS = ("model", "truth")
+
+
+def truth_reader(frame: Frame) -> Sequence[DieReading]:
+    """Read a recorded frame from its JSON truth (tests and demos without the vision models)."""
+    return tuple(frame.truth or ())
+
+
+def model_reader(palette: Sequence[str] | None = None) -> Reader:
+    """The vision recogniser, loaded once; raises UsageError when the vision package has none."""
+    try:
+        from vision.recognize import DiceRecognizer  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise UsageError(f"the dice recogniser is not available in this build ({exc}); use --reader truth") from None
+    recognizer = DiceRecognizer(palette=palette, threads=1)
+
+    def read(frame: Frame) -> Sequence[DieReading]:
+        return list(recognizer.read(frame.image)) if frame.image is not None else []
+
+    return read
+
+
+def make_reader(name: str) -> Reader:
+    if name == "truth":
+        return truth_reader
+    if name == "model":
+        return model_reader()
+    raise UsageError(f"unknown reader {name!r}; readers: {', '.join(READERS)}")
+
+
+def secret_key(state_dir: Path) -> bytes:
+    """The key that signs pairing cookies: made once, kept in the state directory, readable by us only."""
+    path = state_dir / "secret_key"
+    if path.is_file():
+        return path.read_bytes()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_bytes(32)
+    path.touch(mode=0o600)
+    path.write_bytes(key)
+    return key
+
+
+@dataclass
+class Pipeline:
+    """Frame -> (inputs) -> stability filter -> session, without threads (the main loop and replays)."""
+
+    session: GameSession
+    filter: StabilityFilter
+    reader: Reader
+    hub: Hub
+
+    def apply_input(self, item: dict[str, Any]) -> None:
+        kind = item.get("kind")
+        try:
+            if kind == "press":
+                self.session.press(str(item["button"]), long=bool(item.get("long", False)), origin="replay")
+            elif kind == "action":
+                self.session.apply_text(str(item["text"]), "replay")
+            elif kind == "correct":
+                self.session.correct(int(item["index"]), int(item["value"]))
+            elif kind == "confirm":
+                self.session.confirm_table()
+        except (GameError, SessionError) as exc:
+            self.session.warn(str(exc))
+
+    def process(self, frame: Frame, inputs: Sequence[dict[str, Any]] = ()) -> StepResult:
+        self.session.frame_ref = frame.index
+        for item in inputs:
+            self.apply_input(item)
+        result = self.filter.step(frame.image, read=lambda: self.reader(frame))
+        if result.tracking != "bad":
+            self.session.set_tracking(result.tracking)
+            if frame.image is not None:
+                self.hub.put_frame(frame.image, result.readings or ())
+        if result.settled is not None:
+            self.session.on_settled(result.settled.dice, result.settled.moved)
+        return result
+
+
+class Appliance:
+    """Everything ``companion run`` runs, built from the configuration. Close it (or use ``with``)."""
+
+    def __init__(self, config: Config, source: FrameSource | None, reader: Reader, *,
+                 state_dir: Path | None = None, notifier: Notifier | None = None,
+                 start_game: bool = True) -> None:
+        self.config = config
+        self.state_dir = state_dir or config.storage.path()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.log = EventLog(self.state_dir / "events.sqlite3")
+        self.hub = Hub()
+        self.session = GameSession(self.log, self.hub)
+        self.session.pairing_timeout_s = config.web.pairing_timeout_s
+        self.notifier = notifier or Notifier()
+        self.panel: Any = None
+        self.server: Any = None
+        self._server_thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        resumed = self.session.resume()
+        if start_game and (not resumed or self._finished()):
+            self.session.new_game(config.game.players, config.game.options, game=config.game.name,
+                                  mode="camera" if source is not None else "offline")
+        self.pipeline = Pipeline(
+            self.session,
+            StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
+                            motion_delta=config.stability.motion_delta,
+                            agree_frames=config.stability.agree_frames),
+            reader,
+            self.hub,
+        )
+        self.camera: Camera | None = None
+        if source is not None:
+            self.camera = Camera(source, lost_after_s=config.camera.lost_after_s,
+                                 reconnect_min_s=config.camera.reconnect_min_s,
+                                 reconnect_max_s=config.camera.reconnect_max_s,
+                                 on_status=self._camera_status)
+            self.session.set_camera("starting", f"opening {source.name}", source=source.name)
+        else:
+            self.session.set_camera("none", "no camera: offline scorekeeper", source=None)
+
+    def _finished(self) -> bool:
+        snap = self.session.snapshot()
+        return bool(snap["game"] and snap["game"]["status"]["finished"])
+
+    def _camera_status(self, status: str, detail: str) -> None:
+        self.session.set_camera(status, detail)
+
+    # --- parts ------------------------------------------------------------------------------
+    def start_panel(self) -> None:
+        mode = self.config.panel.mode
+        self.session.set_panel({"mode": mode})
+        if mode == "none":
+            return
+        from device.panel import Panel
+
+        self.panel = Panel(self.config.panel, self._press)
+        self.session.listeners.append(lambda snap: self.panel.show(snap["leds"]) if self.panel else None)
+        self.panel.show(self.session.leds())
+
+    def _press(self, button: str, long: bool) -> None:
+        try:
+            self.session.press(button, long=long, origin="panel")
+        except (GameError, SessionError) as exc:
+            self.session.warn(str(exc))
+
+    def start_web(self, host: str | None = None, port: int | None = None) -> str:
+        """Serve the page with waitress in a thread of this process; returns the page address."""
+        import waitress
+
+        from web import create_app
+
+        app = create_app(
+            {"SECRET_KEY": secret_key(self.state_dir), "PANEL_MODE": self.config.panel.mode},
+            session=self.session,
+        )
+        self.server = waitress.create_server(
+            app, host=host or self.config.web.host, port=self.config.web.port if port is None else port,
+            threads=self.config.web.threads, channel_timeout=30, ident="companion",
+        )
+        self._server_thread = threading.Thread(target=self.server.run, name="web", daemon=True)
+        self._server_thread.start()
+        shown_host = host or self.config.web.host
+        shown_host = "127.0.0.1" if shown_host in ("0.0.0.0", "") else shown_host
+        return f"http://{shown_host}:{self.server.effective_port}/"
+
+    # --- the main loop ----------------------------------------------------------------------
+    def run(self, *, until_ended: bool = False) -> None:
+        """The main loop; returns after :meth:`stop` (or when a replay ends, with ``until_ended``)."""
+        assert self.camera is not None or not until_ended
+        if self.camera is not None:
+            self.camera.start()
+        self.notifier.ready("running")
+        seq = 0
+        last_frame = time.monotonic()
+        lost_after = self.config.camera.lost_after_s
+        while not self._stop.is_set():
+            self.notifier.watchdog()
+            if self.camera is None:
+                self._stop.wait(0.5)
+                continue
+            seq, frame, inputs = self.camera.latest(seq, timeout=0.2)
+            for item in inputs if frame is None else ():
+                self.pipeline.apply_input(item)
+            if frame is None:
+                if self.camera.ended:
+                    if until_ended:
+                        break
+                    self._stop.wait(0.2)
+                elif time.monotonic() - last_frame > lost_after and self.session.camera["status"] == "ok":
+                    self.session.set_camera("lost", f"no frame for {lost_after:g} s")
+                continue
+            last_frame = time.monotonic()
+            if self.session.camera["status"] != "ok":
+                self.session.set_camera("ok", self.camera.source.name)
+            try:
+                self.pipeline.process(frame, inputs)
+            except Exception:  # one bad frame or reading must not stop the appliance
+                log.exception("frame %s could not be processed", frame.index)
+        self.notifier.stopping()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.camera is not None:
+            self.camera.stop()
+        self.hub.close()
+        if self.server is not None:
+            self.server.close()
+        if self._server_thread is not None:
+            self._server_thread.join(timeout=5)
+        if self.panel is not None:
+            self.panel.close()
+            self.panel = None
+        self.log.close()
+        self.notifier.close()
+
+    def __enter__(self) -> Appliance:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
