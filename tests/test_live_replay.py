@@ -1,0 +1,63 @@
+"""The bundled recording through the whole pipeline: the final sheet equals the true one exactly, and a
+replay killed with SIGKILL at random points and restarted ends with the same record."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from device.commands import DEMO_RECORDING, replay
+from device.recording import load_recording
+
+pytest.importorskip("engine.pasa", reason="engine.pasa (the Paša game) is not in this build yet")
+
+
+def test_recording_is_complete_and_small() -> None:
+    recording = load_recording(DEMO_RECORDING)
+    assert recording.players == ("Anna", "Ben")
+    size = sum(p.stat().st_size for p in DEMO_RECORDING.rglob("*") if p.is_file())
+    assert size < 8_000_000
+    flags = [(d.cocked, d.unsure) for f in recording.frames for d in f.dice]
+    assert (True, False) in flags and (False, True) in flags
+    kinds = {i["kind"] for f in recording.frames for i in f.inputs}
+    assert {"press", "action", "correct"} <= kinds
+
+
+def test_replay_gives_the_true_sheet(tmp_path: Path) -> None:
+    result = replay(DEMO_RECORDING, reader_name="truth", state_dir=tmp_path)
+    expected = load_recording(DEMO_RECORDING).expected
+    assert result["sheet"] == expected["sheet"]
+    assert result["actions"] == expected["actions"]
+    assert result["finished"] and result["matches_expected"]
+    assert "camera" in result["origins"]
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_points_loses_nothing(tmp_path: Path) -> None:
+    expected = load_recording(DEMO_RECORDING).expected
+    rng = random.Random(4)
+    command = [sys.executable, "-m", "device.cli", "replay", str(DEMO_RECORDING), "--reader", "truth",
+               "--state-dir", str(tmp_path), "--resume", "--json"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    kills = 0
+    for _ in range(2):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        time.sleep(rng.uniform(1.5, 4.0))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.communicate()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert kills >= 1
+    assert result["actions"] == expected["actions"]
+    assert result["sheet"] == expected["sheet"]
