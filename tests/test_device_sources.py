@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -59,7 +59,7 @@ def test_unknown_sources_are_errors_not_fallbacks() -> None:
 
 
 class FakePicamera2:
-    instances: list[FakePicamera2] = []
+    instances: ClassVar[list[FakePicamera2]] = []
 
     def __init__(self) -> None:
         self.controls: dict[str, Any] = {}
@@ -156,7 +156,7 @@ def test_camera_reports_lost_and_reconnects_with_backoff() -> None:
     lost_at = next(t for s, t in statuses if s == "lost")
     assert lost_at < 2.0
     assert names.count("ok") >= 2
-    seq, frame, _ = camera.latest(0, 0.1)
+    _, frame, _ = camera.latest(0, 0.1)
     assert frame is not None
 
 
