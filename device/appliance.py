@@ -238,8 +238,9 @@ class Appliance:
         self._stop.set()
         if self.camera is not None:
             self.camera.stop()
-        self.hub.close()
+        self.hub.close()  # ends the SSE streams
         if self.server is not None:
+            self.server.task_dispatcher.shutdown(timeout=5)  # let the streams' threads finish first
             self.server.close()
         if self._server_thread is not None:
             self._server_thread.join(timeout=5)

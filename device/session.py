@@ -350,7 +350,8 @@ class GameSession:
                 "table": {
                     "dice": [
                         {**_die_json(d), "value": self.table.corrections.get(i, d.value),
-                         "corrected": i in self.table.corrections}
+                         "corrected": i in self.table.corrections,
+                         "unsure": d.unsure and i not in self.table.corrections}
                         for i, d in enumerate(self.table.dice)
                     ],
                     "pending": self.table.pending,
