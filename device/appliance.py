@@ -40,13 +40,14 @@ def truth_reader(frame: Frame) -> Sequence[DieReading]:
     return tuple(frame.truth or ())
 
 
-def model_reader(palette: Sequence[str] | None = None) -> Reader:
-    """The vision recogniser, loaded once; raises UsageError when the vision package has none."""
+def model_reader(palette: str = "dice") -> Reader:
+    """The vision recogniser, loaded once; UsageError when this build cannot read dice from pixels."""
     try:
         from vision.recognize import DiceRecognizer  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as exc:
-        raise UsageError(f"the dice recogniser is not available in this build ({exc}); use --reader truth") from None
-    recognizer = DiceRecognizer(palette=palette, threads=1)
+
+        recognizer = DiceRecognizer(palette=palette, threads=1)
+    except (ImportError, ValueError, OSError) as exc:
+        raise UsageError(f"the dice recogniser cannot be loaded ({exc}); use --reader truth") from None
 
     def read(frame: Frame) -> Sequence[DieReading]:
         return list(recognizer.read(frame.image)) if frame.image is not None else []
@@ -60,6 +61,17 @@ def make_reader(name: str) -> Reader:
     if name == "model":
         return model_reader()
     raise UsageError(f"unknown reader {name!r}; readers: {', '.join(READERS)}")
+
+
+def choose_reader(name: str | None, *, say: Callable[[str], None]) -> tuple[Reader, str]:
+    """The reader asked for; with none asked for, the model, else (said out loud) the recording's truth."""
+    if name is not None:
+        return make_reader(name), name
+    try:
+        return model_reader(), "model"
+    except UsageError as exc:
+        say(f"{exc}; reading the recording's truth instead")
+        return truth_reader, "truth"
 
 
 def secret_key(state_dir: Path) -> bytes:
@@ -129,6 +141,8 @@ class Appliance:
         self.server: Any = None
         self._server_thread: threading.Thread | None = None
         self._stop = threading.Event()
+        #: Start a new game with the same players when a looping replay starts over (the demo).
+        self.restart_on_loop = False
         resumed = self.session.resume()
         if start_game and (not resumed or self._finished()):
             self.session.new_game(config.game.players, config.game.options, game=config.game.name,
@@ -206,6 +220,8 @@ class Appliance:
         seq = 0
         last_frame = time.monotonic()
         lost_after = self.config.camera.lost_after_s
+        last_index = -1
+        fps_count, fps_since = 0, time.monotonic()
         while not self._stop.is_set():
             self.notifier.watchdog()
             if self.camera is None:
@@ -223,6 +239,14 @@ class Appliance:
                     self.session.set_camera("lost", f"no frame for {lost_after:g} s")
                 continue
             last_frame = time.monotonic()
+            fps_count += 1
+            if last_frame - fps_since >= 2.0:
+                self.session.camera["fps"] = round(fps_count / (last_frame - fps_since), 1)
+                fps_count, fps_since = 0, last_frame
+            if frame.index < last_index and self.restart_on_loop and self.session.record is not None:
+                record = self.session.record
+                self.session.new_game(record.players, record.options, game=record.game, mode=record.mode)
+            last_index = frame.index
             if self.session.camera["status"] != "ok":
                 self.session.set_camera("ok", self.camera.source.name)
             try:

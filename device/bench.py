@@ -25,8 +25,8 @@ from typing import Any
 
 import cv2
 
-from device.appliance import Appliance, make_reader
-from device.commands import DEMO_RECORDING, _vision_available
+from device.appliance import Appliance, Reader, choose_reader
+from device.commands import DEMO_RECORDING
 from device.config import Config
 from device.recording import load_recording
 from device.sources import Frame
@@ -42,10 +42,10 @@ def _frames(limit: int) -> Iterator[Frame]:
         yield Frame(last[1], i, 0.0, truth=info.dice, inputs=info.inputs)
 
 
-def _one_run(frames: Iterable[Frame], reader_name: str) -> tuple[float, list[float]]:
+def _one_run(frames: Iterable[Frame], reader: Reader) -> tuple[float, list[float]]:
     config = Config().replace(panel={"mode": "none"})
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp, \
-            Appliance(config, None, make_reader(reader_name), state_dir=Path(tmp)) as app:
+            Appliance(config, None, reader, state_dir=Path(tmp)) as app:
         app.session.new_game(["Anna", "Ben"], {}, mode="camera")
         address = app.start_web("127.0.0.1", 0)
         port = int(address.rstrip("/").rsplit(":", 1)[1])
@@ -104,12 +104,12 @@ def _one_run(frames: Iterable[Frame], reader_name: str) -> tuple[float, list[flo
 
 def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
-    reader_name = "model" if _vision_available() else "truth"
+    reader, reader_name = choose_reader(getattr(args, "reader", None), say=print)
     count = 300
     fps_runs = []
     delays: list[float] = []
     for _ in range(max(1, int(getattr(args, "repeat", 3)))):
-        fps, run_delays = _one_run(_frames(count), reader_name)
+        fps, run_delays = _one_run(_frames(count), reader)
         fps_runs.append(fps)
         delays.extend(run_delays)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

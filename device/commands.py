@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from device.appliance import Appliance, Pipeline, make_reader
+from device.appliance import Appliance, Pipeline, Reader, choose_reader, make_reader
 from device.config import DEFAULTS_FILE, load_config, search_paths
 from device.errors import UsageError
 from device.eventlog import EventLog
@@ -28,12 +28,8 @@ from device.stability import StabilityFilter
 DEMO_RECORDING = Path(__file__).with_name("recordings") / "pasa-2p"
 
 
-def _vision_available() -> bool:
-    try:
-        import vision.recognize  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def register(subparsers: Any) -> None:
@@ -89,10 +85,6 @@ def run_command(args: argparse.Namespace) -> int:
             game={"players": list(recording.players), "options": dict(recording.options), "name": recording.game},
             web={"host": args.host or "127.0.0.1"},
         )
-        if reader_name is None:
-            reader_name = "model" if _vision_available() else "truth"
-            if reader_name == "truth":
-                print("demo: the vision recogniser is not in this build; reading the recording's truth instead")
         state_dir = Path(args.state_dir) if args.state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
     else:
         state_dir = Path(args.state_dir) if args.state_dir else config.storage.path()
@@ -101,9 +93,13 @@ def run_command(args: argparse.Namespace) -> int:
     source = None
     if not args.offline:
         source = make_source(config.camera.source, width=config.camera.width, height=config.camera.height,
-                             warmup_s=config.camera.warmup_s, fast=args.fast)
-    reader = make_reader(reader_name or "model")
+                             warmup_s=config.camera.warmup_s, fast=args.fast, loop=args.demo)
+    if args.demo:
+        reader, reader_name = choose_reader(reader_name, say=_say)
+    else:
+        reader = make_reader(reader_name or "model")
     appliance = Appliance(config, source, reader, state_dir=state_dir)
+    appliance.restart_on_loop = args.demo  # the demo plays its game again and again
     with appliance:
         appliance.start_panel()
         address = appliance.start_web(args.host, args.port)
@@ -119,11 +115,11 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | None = None, resume: bool = False,
-           config_file: str | None = None) -> dict[str, Any]:
+           config_file: str | None = None, reader: Reader | None = None) -> dict[str, Any]:
     """Run a recording through the pipeline synchronously; return the game record (as JSON data)."""
     config = load_config(config_file, search=False)
     recording = load_recording(path)
-    reader = make_reader(reader_name)
+    reader = reader or make_reader(reader_name)
     with tempfile.TemporaryDirectory(prefix="companion-replay-") as tmp:
         folder = state_dir or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -170,8 +166,9 @@ def _same_game(session: GameSession, recording: Any) -> bool:
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    reader_name = args.reader or ("model" if _vision_available() else "truth")
-    result = replay(args.path, reader_name=reader_name, state_dir=Path(args.state_dir) if args.state_dir else None,
+    load_recording(args.path)  # a bad path is reported before anything else
+    reader, reader_name = choose_reader(args.reader, say=_say)
+    result = replay(args.path, reader=reader, state_dir=Path(args.state_dir) if args.state_dir else None,
                     resume=args.resume, config_file=args.config)
     if args.json:
         json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
