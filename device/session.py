@@ -224,7 +224,9 @@ class GameSession:
     def _consider_table(self) -> None:
         table = self.table
         problems: list[str] = []
-        if self.game is not None and self.adapter is not None and not self.game.status(self.state).finished:
+        camera_mode = self.record is not None and self.record.mode == "camera"
+        if camera_mode and self.game is not None and self.adapter is not None \
+                and not self.game.status(self.state).finished:
             problems = self.adapter.table_problems(table.dice, table.corrections, confirmed=table.confirmed)
             if not problems:
                 try:

@@ -29,6 +29,7 @@ pytestmark = [
 def appliance(tmp_path: Path) -> Iterator[tuple[Appliance, str]]:
     config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
     with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
+        app.session.new_game(["Anna", "Ben"], mode="camera")  # readings are fed by the test, not a camera
         address = app.start_web("127.0.0.1", 0)
         yield app, address
 

@@ -157,3 +157,9 @@ def test_log_is_wal(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "e.sqlite3")
     assert log._query("PRAGMA journal_mode")[0][0] == "wal"
     assert log.check() == "ok"
+
+
+def test_offline_mode_ignores_the_camera(session: GameSession) -> None:
+    session.new_game(["Ann", "Bo"], mode="offline")
+    session.on_settled(table([2, 2, 4, 4, 6, 6]), moved=True)
+    assert session.actions == [] and not session.snapshot()["table"]["pending"]

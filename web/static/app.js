@@ -120,12 +120,12 @@ function renderAdvice(live) {
   for (const r of live.ranking) {
     const title = (live.categories.find((c) => c.name === r.category) || {}).title || r.category;
     const item = el("li", {class: r.category === live.selection ? "selected" : ""},
-      `${title}` + (r.value !== null ? ` · ${r.value}` : ""));
+      `${title}` + (r.value !== null ? ` · expected final total ${r.value.toFixed(1)}` : ""));
     list.appendChild(item);
   }
   const holds = document.getElementById("holds");
   holds.textContent = live.holds.length
-    ? `Keep ${live.holds[0].keep.join(" ") || "nothing"}` + (live.holds[0].value !== null ? ` (expected ${live.holds[0].value})` : "")
+    ? `Keep ${live.holds[0].keep.join(" ") || "nothing"}` + (live.holds[0].value !== null ? ` (expected final total ${live.holds[0].value.toFixed(1)})` : "")
     : "";
 }
 
