@@ -1,0 +1,68 @@
+"""Dice Treasure (RULES.md section 3): motif cards, placement, reserves, the steal phase, gold, colour chips, solo.
+
+The package owns the card data (:mod:`.cards`: the deck file format, :func:`load_deck`, :func:`validate_deck`,
+the stand-in sample deck), the state and actions (:mod:`.state`), placement legality (:mod:`.placement`:
+:func:`legal_spaces`), the rules (:mod:`.rules`: the registered game ``"dicetreasure"``), reading a turn from
+what the camera saw (:mod:`.observe`), the ``companion dicetreasure`` commands (:mod:`.cli`) and the benchmark
+(:mod:`.bench`).
+"""
+
+from engine.dicetreasure.cards import (
+    BonusCard,
+    Deck,
+    DeckError,
+    MotifCard,
+    Space,
+    load_deck,
+    sample_deck,
+    validate_deck,
+)
+from engine.dicetreasure.placement import legal_spaces
+from engine.dicetreasure.rules import GAME, DiceTreasure, new_game
+from engine.dicetreasure.state import (
+    Action,
+    CardInPlay,
+    ClaimBonus,
+    Deal,
+    DiceTreasureState,
+    EndTurn,
+    Exchange,
+    FinishSetup,
+    Phase,
+    Place,
+    PlayerState,
+    Reserve,
+    RevealBonus,
+    Roll,
+    Source,
+)
+
+__all__ = [
+    "GAME",
+    "Action",
+    "BonusCard",
+    "CardInPlay",
+    "ClaimBonus",
+    "Deal",
+    "Deck",
+    "DeckError",
+    "DiceTreasure",
+    "DiceTreasureState",
+    "EndTurn",
+    "Exchange",
+    "FinishSetup",
+    "MotifCard",
+    "Phase",
+    "Place",
+    "PlayerState",
+    "Reserve",
+    "RevealBonus",
+    "Roll",
+    "Source",
+    "Space",
+    "legal_spaces",
+    "load_deck",
+    "new_game",
+    "sample_deck",
+    "validate_deck",
+]
