@@ -12,6 +12,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -104,6 +105,11 @@ def test_run_help_says_where_the_config_is_read_from() -> None:
     assert done.returncode == 0 and "/etc/companion/companion.toml" in done.stdout
 
 
+def fetch(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.load(response)
+
+
 @pytest.mark.slow
 def test_demo_starts_serves_and_stops(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -117,12 +123,12 @@ def test_demo_starts_serves_and_stops(tmp_path: Path) -> None:
             address = proc.stdout.readline()
         url = address[address.index("http://"):].split()[0]
         for _ in range(100):
-            state = json.load(urllib.request.urlopen(url + "api/state", timeout=5))
+            state = fetch(url + "api/state")
             if state["game"]["action_count"] > 0:
                 break
             time.sleep(0.1)
         assert state["game"]["action_count"] > 0 and state["panel_mode"] == "mock"
-        health = json.load(urllib.request.urlopen(url + "healthz", timeout=5))
+        health = fetch(url + "healthz")
         assert health["ok"] and health["camera"]["status"] == "ok"
     finally:
         proc.send_signal(signal.SIGTERM)
