@@ -246,6 +246,9 @@ document.addEventListener("DOMContentLoaded", () => {
     document.querySelectorAll("#virtual-panel button").forEach((b) => b.addEventListener("click", () =>
       post("/api/panel/press", {button: b.dataset.button, long: b.dataset.long === "true"})));
   }
-  document.getElementById("frame").addEventListener("error", () => {});
+  const frame = document.getElementById("frame");
+  frame.hidden = true;
+  frame.addEventListener("error", () => { frame.hidden = true; });
+  frame.addEventListener("load", () => { frame.hidden = false; });
   setInterval(refreshFrame, 1000);
 });
