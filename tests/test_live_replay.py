@@ -61,3 +61,15 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path: Path) -> None:
     assert kills >= 1
     assert result["actions"] == expected["actions"]
     assert result["sheet"] == expected["sheet"]
+
+
+def test_replay_with_the_vision_model(tmp_path: Path) -> None:
+    from device.appliance import model_reader
+    from device.errors import UsageError
+
+    try:
+        reader = model_reader()
+    except UsageError as exc:
+        pytest.skip(f"no dice recogniser in this build: {exc}")
+    result = replay(DEMO_RECORDING, reader=reader, state_dir=tmp_path)
+    assert result["sheet"] == load_recording(DEMO_RECORDING).expected["sheet"]
