@@ -71,3 +71,9 @@ def test_close_is_idempotent() -> None:
     p = Panel(PanelConfig(mode="mock"), lambda b, long: None)
     p.close()
     p.close()
+
+
+def test_mock_from_the_environment_is_refused_in_gpio_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    with pytest.raises(PanelError, match='mode = "mock"'):
+        Panel(PanelConfig(mode="gpio"), lambda b, long: None)

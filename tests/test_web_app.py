@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from device.eventlog import EventLog
 from device.hub import Hub
@@ -181,3 +183,24 @@ def test_camera_view(client: FlaskClient, session: GameSession) -> None:
     session.hub.put_frame(np.full((960, 1280, 3), 90, np.uint8), (reading(3, 200.0, 200.0, unsure=True),))
     image = client.get("/api/frame.jpg")
     assert image.status_code == 200 and image.data[:2] == b"\xff\xd8"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=20) | st.floats(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=10,
+)
+ENDPOINTS = ["/api/correct", "/api/confirm", "/api/action", "/api/undo", "/api/game", "/api/pair",
+             "/api/panel/press", "/api/unpair"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(url=st.sampled_from(ENDPOINTS), body=json_values | st.fixed_dictionaries(
+    {"index": json_values, "value": json_values, "text": json_values, "players": json_values,
+     "button": json_values, "long": json_values}))
+def test_no_request_body_makes_a_5xx(client: FlaskClient, session: GameSession, url: str, body: Any) -> None:
+    if not client.get("/api/pair").get_json()["paired"]:
+        pair(client, session)
+    response = post(client, url, body)
+    assert response.status_code < 500, response.get_json()
+    assert response.is_json
