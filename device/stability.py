@@ -6,8 +6,9 @@ changed by more than ``motion_delta`` are counted (a die of a 1280-pixel frame c
 averaging over 16x16 pixels hides sensor noise). While anything moves (dice tumbling, a hand over the
 tray) nothing is read at all, which is
 also what keeps hands out of the readings and the CPU free. Once still, each frame is read and its
-*signature* (faces, colours, cocked/unsure flags, coarse positions) compared with the previous one;
-after ``agree_frames`` equal signatures the reading is *settled* and handed on once. ``moved`` says
+reading compared with the previous one: the same faces, colours and cocked/unsure flags, each die within
+a quarter of a die's side of where it was (detectors jitter by a pixel or two); after ``agree_frames``
+agreeing frames the reading is *settled* and handed on once. ``moved`` says
 whether anything moved since the previous settled reading (the start of the process does not count).
 
 Frames that carry no picture (black, white, flat, or failed to decode) change nothing.
@@ -43,11 +44,24 @@ def frame_problem(small: np.ndarray) -> str | None:
     return None
 
 
-def signature(dice: Sequence[DieReading], cell: float = 24.0) -> tuple[tuple[int, str, bool, bool, int, int], ...]:
-    return tuple(
-        sorted((d.value, d.colour, d.cocked, d.unsure, round(d.centre[0] / cell), round(d.centre[1] / cell))
-               for d in dice)
-    )
+def agrees(a: Sequence[DieReading], b: Sequence[DieReading], tolerance: float = 0.25) -> bool:
+    """Whether two readings say the same: equal labels, each die matched to one within ``tolerance`` sides."""
+    if len(a) != len(b):
+        return False
+    left = list(b)
+    for d in a:
+        side = max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+        match = next(
+            (o for o in left
+             if (o.value, o.colour, o.cocked, o.unsure) == (d.value, d.colour, d.cocked, d.unsure)
+             and abs(o.centre[0] - d.centre[0]) <= tolerance * side
+             and abs(o.centre[1] - d.centre[1]) <= tolerance * side),
+            None,
+        )
+        if match is None:
+            return False
+        left.remove(match)
+    return True
 
 
 def table_order(dice: Sequence[DieReading]) -> list[DieReading]:
@@ -83,9 +97,9 @@ class StabilityFilter:
         self.motion_delta = motion_delta
         self.agree_frames = agree_frames
         self._previous: np.ndarray | None = None
-        self._candidate: tuple[object, ...] | None = None
+        self._candidate: tuple[DieReading, ...] | None = None
         self._agree = 0
-        self._settled_sig: tuple[object, ...] | None = None
+        self._settled: tuple[DieReading, ...] | None = None
         self._moved = False
 
     def step(self, image: np.ndarray | None, read: Callable[[], Sequence[DieReading]] | None = None) -> StepResult:
@@ -101,17 +115,17 @@ class StabilityFilter:
         if motion > self.motion_threshold:
             self._candidate, self._agree = None, 0
             self._moved = True
-            self._settled_sig = None
+            self._settled = None
             return StepResult("moving", None, None, motion)
         readings = tuple(table_order(read() if read is not None else self.reader(image)))
-        sig = signature(readings)
-        if sig == self._candidate:
+        if self._candidate is not None and agrees(readings, self._candidate):
             self._agree += 1
         else:
-            self._candidate, self._agree = sig, 1
+            self._agree = 1
+        self._candidate = readings
         settled = None
-        if self._agree >= self.agree_frames and sig != self._settled_sig:
+        if self._agree >= self.agree_frames and (self._settled is None or not agrees(readings, self._settled)):
             settled = Settled(readings, self._moved)
-            self._settled_sig = sig
+            self._settled = readings
             self._moved = False
         return StepResult("still", readings, settled, motion)

@@ -181,3 +181,12 @@ def test_replay_source_reads_a_recording(tmp_path: Path) -> None:
     (tmp_path / "recording.json").write_text("{}")
     with pytest.raises(UsageError):
         make_source(f"replay:{tmp_path}")
+
+
+def test_detector_jitter_still_agrees() -> None:
+    jitter = iter([0.0, 2.0, -1.5, 1.0, 0.5])
+    f = StabilityFilter(lambda image: [reading(4, 100.0 + next(jitter), 100.0), reading(2, 23.0, 300.0)],
+                        agree_frames=3)
+    a = scene([(100, 100)])
+    settled = [f.step(a).settled for _ in range(5)]
+    assert [s is not None for s in settled] == [False, False, True, False, False]
