@@ -202,12 +202,13 @@ class GameSession:
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
                 raise SessionError(f"die value {value!r} is not a face of a six-sided die (1..6)")
             if not self.table.pending:
-                # The reading was already accepted: take that action back and accept the corrected dice.
+                # The reading was already accepted: take that roll back and accept the corrected dice.
                 last = self.actions[-1] if self.actions else None
-                if last is not None and self.adapter is not None and self.adapter.is_table_action(last):
-                    if self.origins[-1] != "camera":
-                        raise SessionError("the dice on the table were entered by hand; undo instead")
-                    self.undo("correction")
+                if (last is None or self.adapter is None or not self.adapter.is_table_action(last)
+                        or self.origins[-1] != "camera"):
+                    raise SessionError("these dice are no longer the latest roll (it was used or entered by hand); "
+                                       "undo first")
+                self.undo("correction")
                 self.table.moved = True
             self.table.corrections[index] = value
             self._consider_table()

@@ -163,3 +163,14 @@ def test_offline_mode_ignores_the_camera(session: GameSession) -> None:
     session.new_game(["Ann", "Bo"], mode="offline")
     session.on_settled(table([2, 2, 4, 4, 6, 6]), moved=True)
     assert session.actions == [] and not session.snapshot()["table"]["pending"]
+
+
+def test_dice_already_scored_cannot_be_corrected(session: GameSession) -> None:
+    session.on_settled(table([6, 6, 6, 1, 2, 3]), moved=True)
+    session.apply_text("choose sixes", "page")
+    with pytest.raises(SessionError, match="no longer the latest roll"):
+        session.correct(0, 5)
+    session.apply_text("stop", "page")
+    with pytest.raises(SessionError, match="no longer the latest roll"):
+        session.correct(0, 5)
+    assert session.state.player == "Ben" and session.state.rolls == 0
