@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -141,6 +142,7 @@ class Appliance:
         self.server: Any = None
         self._server_thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._web_stop = threading.Event()
         #: Start a new game with the same players when a looping replay starts over (the demo).
         self.restart_on_loop = False
         resumed = self.session.resume()
@@ -197,18 +199,29 @@ class Appliance:
         from web import create_app
 
         app = create_app(
-            {"SECRET_KEY": secret_key(self.state_dir), "PANEL_MODE": self.config.panel.mode},
+            {"SECRET_KEY": secret_key(self.state_dir), "PANEL_MODE": self.config.panel.mode,
+             "SSE_MAX_STREAMS": max(1, self.config.web.threads - 4)},
             session=self.session,
         )
         self.server = waitress.create_server(
             app, host=host or self.config.web.host, port=self.config.web.port if port is None else port,
             threads=self.config.web.threads, channel_timeout=30, ident="companion",
         )
-        self._server_thread = threading.Thread(target=self.server.run, name="web", daemon=True)
+        self._server_thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._server_thread.start()
         shown_host = host or self.config.web.host
-        shown_host = "127.0.0.1" if shown_host in ("0.0.0.0", "") else shown_host
-        return f"http://{shown_host}:{self.server.effective_port}/"
+        port = self.server.effective_port
+        if shown_host in ("0.0.0.0", "", "::"):
+            return f"http://127.0.0.1:{port}/ (on the network: http://{socket.gethostname()}.local:{port}/)"
+        return f"http://{shown_host}:{port}/"
+
+    def _serve(self) -> None:
+        """waitress's loop, one poll at a time, so that it stops and closes its sockets in its own thread
+        (closing them from another thread under a running select() fails with EBADF)."""
+        server = self.server
+        while not self._web_stop.is_set():
+            server.asyncore.loop(timeout=0.2, map=server._map, count=1)
+        server.close()
 
     # --- the main loop ----------------------------------------------------------------------
     def run(self, *, until_ended: bool = False) -> None:
@@ -265,7 +278,7 @@ class Appliance:
         self.hub.close()  # ends the SSE streams
         if self.server is not None:
             self.server.task_dispatcher.shutdown(timeout=5)  # let the streams' threads finish first
-            self.server.close()
+            self._web_stop.set()
         if self._server_thread is not None:
             self._server_thread.join(timeout=5)
         if self.panel is not None:

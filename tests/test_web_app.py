@@ -204,3 +204,15 @@ def test_no_request_body_makes_a_5xx(client: FlaskClient, session: GameSession, 
     response = post(client, url, body)
     assert response.status_code < 500, response.get_json()
     assert response.is_json
+
+
+def test_live_streams_are_limited(session: GameSession) -> None:
+    app = create_app({"TESTING": True, "SSE_ONCE": True, "SSE_MAX_STREAMS": 1}, session=session)
+    client = app.test_client()
+    held = client.get("/api/events", buffered=False)
+    refused = client.get("/api/events")
+    assert refused.status_code == 429 and refused.is_json
+    held.close()
+    again = client.get("/api/events")
+    assert again.status_code == 200
+    again.close()

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, jsonify
@@ -31,6 +32,8 @@ class Services:
 
     session: GameSession
     panel_mode: str = "none"
+    #: Live (SSE) streams still allowed; each holds one of the server's threads.
+    streams: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(12))
 
 
 def services(app: Flask | None = None) -> Services:
@@ -51,6 +54,7 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: GameSession 
         PANEL_MODE="none",
         MAX_CONTENT_LENGTH=64 * 1024,
         SSE_KEEPALIVE_S=15.0,
+        SSE_MAX_STREAMS=12,
         DEBUG=False,
     )
     app.config.update(dict(config or {}))
@@ -64,7 +68,11 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: GameSession 
         state_dir = Path(app.config.get("STATE_DIR", "."))
         session = GameSession(EventLog(state_dir / "events.sqlite3"), Hub())
         session.resume()
-    app.extensions["companion"] = Services(session=session, panel_mode=str(app.config["PANEL_MODE"]))
+    app.extensions["companion"] = Services(
+        session=session,
+        panel_mode=str(app.config["PANEL_MODE"]),
+        streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
+    )
 
     from web import api, health, pages, pairing
 

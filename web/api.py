@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +37,10 @@ def events() -> Response:
     hub = services().session.hub
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
     once = bool(current_app.config.get("SSE_ONCE", False))
+    streams = services().streams
+    # Each stream holds a server thread; keep some threads free for the requests that change things.
+    if not streams.acquire(blocking=False):
+        abort(429, "too many live pages open on this device; close one and reload")
 
     def stream() -> Iterator[str]:
         version, snapshot = hub.latest()
@@ -52,8 +57,17 @@ def events() -> Response:
             version, snapshot = got
             yield _sse(version, snapshot)
 
+    released = threading.Event()
+
+    def release() -> None:  # once, however the stream ends (finished, client gone, never started)
+        if not released.is_set():
+            released.set()
+            streams.release()
+
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(stream()), mimetype="text/event-stream", headers=headers)
+    response = Response(stream_with_context(stream()), mimetype="text/event-stream", headers=headers)
+    response.call_on_close(release)
+    return response
 
 
 @bp.get("/frame.jpg")
