@@ -7,6 +7,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -40,25 +41,41 @@ def test_replay_gives_the_true_sheet(tmp_path: Path) -> None:
     assert "camera" in result["origins"]
 
 
+def _events(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 @pytest.mark.slow
 def test_sigkill_at_random_points_loses_nothing(tmp_path: Path) -> None:
+    """Kill the replay when the log holds a random number of events (so at a random point of the game, in
+    whatever the process was doing then), restart it with --resume, and compare with the true record."""
     expected = load_recording(DEMO_RECORDING).expected
+    total = len(expected["actions"])
     rng = random.Random(4)
     command = [sys.executable, "-m", "device.cli", "replay", str(DEMO_RECORDING), "--reader", "truth",
                "--state-dir", str(tmp_path), "--resume", "--json"]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    kills = 0
-    for _ in range(2):
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        time.sleep(rng.uniform(1.5, 4.0))
+    db = tmp_path / "events.sqlite3"
+    killed_at = []
+    for target in sorted(rng.sample(range(3, total - 3), 3)):
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and _events(db) < target and time.monotonic() < deadline:
+            time.sleep(0.005)
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
-            kills += 1
-        proc.communicate()
+            killed_at.append(_events(db))
+        proc.wait()
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert kills >= 1
+    assert len(killed_at) == 3 and all(0 < n < total for n in killed_at), killed_at
     assert result["actions"] == expected["actions"]
     assert result["sheet"] == expected["sheet"]
 
