@@ -21,7 +21,7 @@ from device.errors import UsageError
 from device.eventlog import EventLog
 from device.hub import Hub
 from device.recording import load_recording
-from device.session import GameSession
+from device.session import GameSession, game_record_json
 from device.sources import ReplaySource, make_source
 from device.stability import StabilityFilter
 
@@ -70,6 +70,16 @@ def register(subparsers: Any) -> None:
                         help="continue an unfinished replay of this recording found in --state-dir")
     replay.add_argument("--config", metavar="FILE", help="configuration file (stability settings)")
     replay.set_defaults(func=replay_command)
+
+    games = subparsers.add_parser(
+        "games",
+        help="list the games in the event log, or print one as JSON",
+        description="Finished and running games are kept in the event log; this lists them or exports one.",
+    )
+    games.add_argument("id", nargs="?", type=int, help="the game to print as JSON")
+    games.add_argument("--state-dir", metavar="DIR", help="state directory (default: from config)")
+    games.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    games.set_defaults(func=games_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -188,4 +198,24 @@ def replay_command(args: argparse.Namespace) -> int:
     return 0 if result.get("matches_expected", True) else 1
 
 
-__all__ = ["register", "replay", "run_command"]
+def games_command(args: argparse.Namespace) -> int:
+    state_dir = Path(args.state_dir) if args.state_dir else load_config(args.config).storage.path()
+    path = state_dir / "events.sqlite3"
+    if not path.is_file():
+        raise UsageError(f"no event log at {path}")
+    with EventLog(path) as log:
+        if args.id is not None:
+            if args.id not in log.game_ids():
+                raise UsageError(f"no game {args.id} in {path}; games: {', '.join(map(str, log.game_ids())) or 'none'}")
+            json.dump(game_record_json(log.game(args.id)), sys.stdout, indent=2, ensure_ascii=False)
+            print()
+            return 0
+        for gid in log.game_ids():
+            record = log.game(gid)
+            state = "finished" if record.finished is not None else "running"
+            print(f"{gid}\t{record.game}\t{', '.join(record.players)}\t{record.mode}\t{state}\t"
+                  f"{len(record.actions)} actions")
+    return 0
+
+
+__all__ = ["games_command", "register", "replay", "run_command"]

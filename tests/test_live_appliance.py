@@ -134,3 +134,15 @@ def test_demo_starts_serves_and_stops(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
+
+
+def test_games_lists_and_exports(tmp_path: Path) -> None:
+    from device.commands import replay
+
+    replay(REPO / "device" / "recordings" / "pasa-2p", reader_name="truth", state_dir=tmp_path)
+    listed = run_cli("games", "--state-dir", str(tmp_path))
+    assert listed.returncode == 0 and "Anna, Ben" in listed.stdout and "finished" in listed.stdout
+    exported = run_cli("games", "1", "--state-dir", str(tmp_path))
+    assert json.loads(exported.stdout)["sheet"]["Anna"]["total"] == 83
+    missing = run_cli("games", "7", "--state-dir", str(tmp_path))
+    assert missing.returncode == 2 and "no game 7" in missing.stderr

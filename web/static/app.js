@@ -98,6 +98,8 @@ function render(s) {
     document.getElementById("category").textContent = live.category_title || "–";
     document.getElementById("hint").textContent = live.hint;
     document.getElementById("stop").hidden = !["hold", "stop"].includes(live.phase);
+    // The camera cannot see a re-roll that lands on exactly the same faces: the players say so here.
+    document.getElementById("same-roll").hidden = live.phase !== "hold" || game.mode !== "camera";
     renderAdvice(live);
     renderSheet(game, live);
     renderEntry(live);
@@ -230,6 +232,10 @@ document.addEventListener("DOMContentLoaded", () => {
   document.getElementById("accept").addEventListener("click", () => post("/api/confirm"));
   document.getElementById("stop").addEventListener("click", () => post("/api/action", {text: "stop"}));
   document.getElementById("undo").addEventListener("click", () => post("/api/undo"));
+  document.getElementById("same-roll").addEventListener("click", () => {
+    const dice = snapshot && snapshot.game ? snapshot.game.live.dice : [];
+    if (dice.length) post("/api/action", {text: `roll ${dice.join(" ")}`});
+  });
   document.getElementById("enter-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const category = document.getElementById("enter-category").value;
