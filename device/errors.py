@@ -23,7 +23,7 @@ class StorageError(CompanionError, OSError):
     """The event log cannot be opened or written (state directory missing, disk full, corrupt database)."""
 
 
-class PanelError(CompanionError):
+class PanelError(CompanionError, OSError):
     """The GPIO panel cannot be set up (no pin factory, pin busy, mock asked for but not configured)."""
 
 

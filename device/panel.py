@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -46,7 +47,9 @@ class Panel:
                 pin_factory = MockFactory()
             else:
                 try:
-                    pin_factory = Device._default_pin_factory()
+                    with warnings.catch_warnings():  # its fall-back chatter; the outcome is reported below
+                        warnings.simplefilter("ignore")
+                        pin_factory = Device._default_pin_factory()
                 except Exception as exc:
                     raise PanelError(
                         f"no GPIO pin factory ({exc}); on a PC set [panel] mode = \"mock\" or \"none\""

@@ -146,3 +146,13 @@ def test_games_lists_and_exports(tmp_path: Path) -> None:
     assert json.loads(exported.stdout)["sheet"]["Anna"]["total"] == 83
     missing = run_cli("games", "7", "--state-dir", str(tmp_path))
     assert missing.returncode == 2 and "no game 7" in missing.stderr
+
+
+def test_no_pin_factory_is_a_clear_error_not_a_mock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    done = run_cli("run", "--state-dir", str(tmp_path), "--source", "replay:device/recordings/pasa-2p",
+                   "--reader", "truth", "--port", "0")
+    if done.returncode == 0:  # pragma: no cover - only on a Pi with a real pin factory
+        pytest.skip("this machine has a GPIO pin factory")
+    assert done.returncode == 2 and "no GPIO pin factory" in done.stderr and "mode = \"mock\"" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
