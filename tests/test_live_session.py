@@ -174,3 +174,23 @@ def test_dice_already_scored_cannot_be_corrected(session: GameSession) -> None:
     with pytest.raises(SessionError, match="no longer the latest roll"):
         session.correct(0, 5)
     assert session.state.player == "Ben" and session.state.rolls == 0
+
+
+def test_a_corrupt_event_log_is_a_storage_error(tmp_path: Path) -> None:
+    from device.errors import StorageError
+
+    bad = tmp_path / "events.sqlite3"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StorageError, match="cannot open the event log"):
+        EventLog(bad)
+
+
+def test_hub_wakes_waiters_and_keeps_only_the_latest() -> None:
+    hub = Hub()
+    assert hub.wait(0, 0.01) is None
+    hub.publish({"n": 1})
+    hub.publish({"n": 2})
+    got = hub.wait(0, 0.01)
+    assert got is not None and got[0] == 2 and got[1]["n"] == 2
+    hub.close()
+    assert hub.wait(2, 5) is None and hub.closed
