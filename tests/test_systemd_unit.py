@@ -54,3 +54,27 @@ def test_sd_notify_over_the_socket(tmp_path: Path) -> None:
         notifier.close()
         server.close()
     assert not Notifier("").enabled
+
+
+def test_main_loop_says_ready_and_feeds_the_watchdog(tmp_path: Path) -> None:
+    import threading
+
+    from device.appliance import Appliance, truth_reader
+    from device.config import Config
+
+    pytest.importorskip("engine.pasa", reason="engine.pasa (the Paša game) is not in this build yet")
+    path = str(tmp_path / "notify")
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(path)
+    server.settimeout(5)
+    config = Config().replace(panel={"mode": "none"})
+    with Appliance(config, None, truth_reader, state_dir=tmp_path, notifier=Notifier(path, min_interval_s=0.1)) as app:
+        loop = threading.Thread(target=app.run, daemon=True)
+        loop.start()
+        try:
+            messages = {server.recv(256) for _ in range(3)}
+        finally:
+            app.stop()
+            loop.join(5)
+            server.close()
+    assert b"READY=1\nSTATUS=running" in messages and b"WATCHDOG=1" in messages
