@@ -64,6 +64,18 @@ def agrees(a: Sequence[DieReading], b: Sequence[DieReading], tolerance: float = 
     return True
 
 
+def drop_overlaps(dice: Sequence[DieReading], overlap: float = 0.6) -> list[DieReading]:
+    """Two dice cannot lie in one place: of readings whose centres are closer than ``overlap`` of a side,
+    keep the one the detector is surest of (a detector may report one die twice)."""
+    kept: list[DieReading] = []
+    for d in sorted(dice, key=lambda r: -r.detector_score):
+        side = max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
+        if all(abs(d.centre[0] - k.centre[0]) > overlap * side or abs(d.centre[1] - k.centre[1]) > overlap * side
+               for k in kept):
+            kept.append(d)
+    return kept
+
+
 def table_order(dice: Sequence[DieReading]) -> list[DieReading]:
     """Dice in reading order: rows from the top, left to right within a row (row = one die's height)."""
     if not dice:
@@ -117,7 +129,7 @@ class StabilityFilter:
             self._moved = True
             self._settled = None
             return StepResult("moving", None, None, motion)
-        readings = tuple(table_order(read() if read is not None else self.reader(image)))
+        readings = tuple(table_order(drop_overlaps(read() if read is not None else self.reader(image))))
         if self._candidate is not None and agrees(readings, self._candidate):
             self._agree += 1
         else:

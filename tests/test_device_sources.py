@@ -190,3 +190,14 @@ def test_detector_jitter_still_agrees() -> None:
     a = scene([(100, 100)])
     settled = [f.step(a).settled for _ in range(5)]
     assert [s is not None for s in settled] == [False, False, True, False, False]
+
+
+def test_a_die_reported_twice_counts_once() -> None:
+    from dataclasses import replace
+
+    from device.stability import drop_overlaps
+
+    die = reading(2, 660.0, 724.0, detector_score=0.65)
+    ghost = replace(reading(1, 636.0, 703.0), detector_score=0.36)
+    other = reading(5, 219.0, 593.0)
+    assert drop_overlaps([ghost, die, other]) == [other, die]
