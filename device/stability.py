@@ -8,7 +8,8 @@ tray) nothing is read at all, which is
 also what keeps hands out of the readings and the CPU free. Once still, each frame is read and its
 reading compared with the previous one: the same faces, colours and cocked/unsure flags, each die within
 a quarter of a die's side of where it was (detectors jitter by a pixel or two); after ``agree_frames``
-agreeing frames the reading is *settled* and handed on once. ``moved`` says
+agreeing frames the reading is *settled* and handed on once, and the dice are not read again until
+something moves. ``moved`` says
 whether anything moved since the previous settled reading (the start of the process does not count).
 
 Frames that carry no picture (black, white, flat, or failed to decode) change nothing.
@@ -129,6 +130,9 @@ class StabilityFilter:
             self._moved = True
             self._settled = None
             return StepResult("moving", None, None, motion)
+        if self._settled is not None:
+            # Settled and nothing moved since: the same picture needs no second reading (CPU for the Pi).
+            return StepResult("still", self._settled, None, motion)
         readings = tuple(table_order(drop_overlaps(read() if read is not None else self.reader(image))))
         if self._candidate is not None and agrees(readings, self._candidate):
             self._agree += 1
