@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
+from engine.cli_support import read_state, rule_options
 from engine.dice import Die
 from engine.dicetreasure.cards import load_deck, validate_deck
 from engine.dicetreasure.placement import legal_spaces
@@ -27,18 +27,8 @@ from engine.dicetreasure.state import DiceTreasureState, Phase
 from engine.errors import InvalidActionError
 
 
-def _options(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise InvalidActionError(f"rule option {pair!r} is not NAME=VALUE")
-        out[name.strip()] = value.strip()
-    return out
-
-
 def _read_state(path: str) -> DiceTreasureState:
-    state: DiceTreasureState = GAME.state_from_json(Path(path).read_text(encoding="utf-8"))
+    state: DiceTreasureState = read_state(GAME, path)
     return GAME.check_state(state)
 
 
@@ -60,7 +50,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _new(args: argparse.Namespace) -> int:
     deck = load_deck(args.deck) if args.deck else None
-    print(GAME.state_to_json(new_game(args.players, deck, _options(args.option))))
+    print(GAME.state_to_json(new_game(args.players, deck, rule_options(args.option))))
     return 0
 
 
@@ -91,7 +81,7 @@ def _spaces(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    options = _options(args.option)
+    options = rule_options(args.option)
     deck = load_deck(args.deck) if args.deck else None
     wins: dict[str, float] = {}
     actions = rounds = 0

@@ -1,0 +1,220 @@
+"""``companion pyramido ...``: the Pyramido engine from the command line.
+
+Subcommands:
+
+* ``new --players A B [--seed S] [--option NAME=VALUE]``: print a new game's state JSON (seeded set-up, or
+  set-up chance left pending without a seed);
+* ``apply --state FILE ACTION...``: apply actions written as text (``take 3 r``, ``place s1 0,0 E``, ...)
+  and print the new state JSON;
+* ``placements --state FILE [--player NAME] [--domino D]`` or ``--pyramid FILE``: every legal placement;
+* ``areas --state FILE [--player NAME]`` or ``--pyramid FILE``: the top view and its areas;
+* ``activate --state FILE [--player NAME] [--inventory GEMS] [--keep GEMS]``: the best activation;
+* ``simulate --games N --seed S [--players N]``: seeded random games and what they score.
+
+A pyramid file holds one placed domino per line, ``DOMINO @ sK X,Y DIR`` (e.g. ``r03-b @ s1 0,0 E``), and
+optionally a first line ``stage N`` for the stage being built. Bad input exits with status 2 and one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.cli_support import read_state, rule_options
+from engine.errors import InvalidActionError
+from engine.pyramido.activation import best_activation
+from engine.pyramido.areas import areas, render
+from engine.pyramido.dominoes import gems_text, parse_domino, parse_gems
+from engine.pyramido.game import GAME, LEGEND, PyramidoState
+from engine.pyramido.geometry import Pyramid, legal_placements
+
+
+def _read_state(path: str) -> PyramidoState:
+    state: PyramidoState = read_state(GAME, path)
+    return state
+
+
+def _read_pyramid(path: str) -> Pyramid:
+    lines = [ln.split("#")[0].strip() for ln in Path(path).read_text(encoding="utf-8").splitlines()]
+    lines = [ln for ln in lines if ln]
+    stage = 0
+    if lines and lines[0].lower().startswith("stage"):
+        try:
+            stage = int(lines[0].split()[1])
+        except (IndexError, ValueError):
+            raise InvalidActionError(f"{path}: first line {lines[0]!r} is not 'stage N'") from None
+        lines = lines[1:]
+    built = Pyramid.build(1, lines)
+    return Pyramid.build(max(stage, built.stage), lines)
+
+
+def _player_pyramid(args: argparse.Namespace) -> tuple[Pyramid, PyramidoState | None, int | None]:
+    if args.pyramid:
+        return _read_pyramid(args.pyramid), None, None
+    if not args.state:
+        raise InvalidActionError("give --state FILE (a game state) or --pyramid FILE (placed dominoes)")
+    state = _read_state(args.state)
+    names = [e.name for e in state.explorers]
+    if args.player:
+        if args.player not in names:
+            raise InvalidActionError(f"no player {args.player!r} in the state; players: {', '.join(names)}")
+        seat = names.index(args.player)
+    else:
+        to_move = GAME.to_move(state)
+        seat = to_move if to_move is not None else 0
+    return state.explorers[seat].pyramid, state, seat
+
+
+
+
+def _new(args: argparse.Namespace) -> int:
+    state = GAME.initial_state(args.players, rule_options(args.option), seed=args.seed)
+    print(GAME.state_to_json(state))
+    return 0
+
+
+def _apply(args: argparse.Namespace) -> int:
+    state = _read_state(args.state)
+    GAME.check_state(state)
+    for text in args.actions:
+        state = GAME.apply(state, GAME.parse_action(text, state))
+    print(GAME.state_to_json(state))
+    return 0
+
+
+def _placements(args: argparse.Namespace) -> int:
+    pyramid, state, _seat = _player_pyramid(args)
+    if args.domino:
+        domino = parse_domino(args.domino)
+    elif state is not None and state.holding is not None:
+        domino = state.holding
+    else:
+        domino = None
+    found = legal_placements(pyramid, domino)
+    if args.json:
+        print(json.dumps([str(p) for p in found]))
+        return 0
+    what = f"domino {domino}" if domino is not None else "a domino"
+    print(f"{len(found)} legal placements for {what} in stage {pyramid.stage}")
+    for p in found:
+        print(f"  {p}")
+    return 0
+
+
+def _areas(args: argparse.Namespace) -> int:
+    pyramid, _state, _seat = _player_pyramid(args)
+    found = areas(pyramid)
+    if args.json:
+        out: list[dict[str, Any]] = [
+            {"colour": a.colour.value, "anchor": list(a.anchor), "cells": sorted(map(list, a.cells)), "icons": a.icons}
+            for a in found
+        ]
+        print(json.dumps(out))
+        return 0
+    print(render(pyramid))
+    for a in found:
+        print(f"  {a}")
+    return 0
+
+
+def _activate(args: argparse.Namespace) -> int:
+    pyramid, state, seat = _player_pyramid(args)
+    if args.inventory is not None:
+        inventory = parse_gems(args.inventory)
+    elif state is not None and seat is not None:
+        inventory = state.explorers[seat].inventory
+    else:
+        raise InvalidActionError("give --inventory GEMS (e.g. 'o2 b1 m3') with --pyramid")
+    keep = parse_gems(args.keep) if args.keep else (0,) * 6
+    result = best_activation(areas(pyramid), inventory, keep)
+    if args.json:
+        print(json.dumps({
+            "activations": [str(a) for a in result.activations],
+            "points": result.points,
+            "area_points": result.area_points,
+            "mythical_left": result.mythical_left,
+            "used": gems_text(result.used),
+        }))
+        return 0
+    print(f"inventory {gems_text(inventory)}" + (f", keeping {gems_text(keep)}" if any(keep) else ""))
+    for a in result.activations:
+        print(f"  activate {a}")
+    print(f"{result.area_points} from areas + {result.mythical_left} mythical left = {result.points} points")
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from engine.simulate import play
+
+    if args.games < 1 or not 1 <= args.players <= 4:
+        raise InvalidActionError("--games must be at least 1 and --players 1-4")
+    names = ["Ann", "Bob", "Cy", "Di"][: args.players]
+    options = rule_options(args.option)
+    totals: dict[str, int] = {}
+    wins: dict[str, int] = {}
+    start = time.perf_counter()
+    for k in range(args.games):
+        final = play(GAME, names, seed=args.seed + k, options=options, keep_states=False).final
+        for name, score in GAME.score(final).totals().items():
+            totals[name] = totals.get(name, 0) + score
+        for name in GAME.status(final).winners:
+            wins[name] = wins.get(name, 0) + 1
+    elapsed = time.perf_counter() - start
+    print(f"{args.games} random games of {len(names)} player(s), seeds {args.seed}..{args.seed + args.games - 1}, "
+          f"{args.games / elapsed:.1f} games/s")
+    for name in [*names, LEGEND]:
+        if name in totals:
+            print(f"  {name}: mean score {totals[name] / args.games:.1f}, wins {wins.get(name, 0)}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``companion pyramido`` and its subcommands."""
+    parser = subparsers.add_parser(
+        "pyramido",
+        help="Pyramido: Forgotten Treasures: placements, areas, gem activation, simulation",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    sub = parser.add_subparsers(dest="pyramido_command", metavar="SUBCOMMAND", required=True)
+
+    def with_source(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--state", help="game state JSON file")
+        p.add_argument("--pyramid", help="pyramid file: one 'DOMINO @ sK X,Y DIR' per line")
+        p.add_argument("--player", help="whose pyramid (default: the player to move)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("new", help="print a new game's state JSON")
+    p.add_argument("--players", nargs="+", required=True, metavar="NAME")
+    p.add_argument("--seed", type=int, help="seeded deck and set-up (default: set-up left to the table)")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="rule option (repeatable)")
+    p.set_defaults(func=_new)
+
+    p = sub.add_parser("apply", help="apply actions to a state and print the new state JSON")
+    p.add_argument("--state", required=True)
+    p.add_argument("actions", nargs="+", metavar="ACTION", help="e.g. 'take 3 r' 'flip 2' 'reveal r0-b1'")
+    p.set_defaults(func=_apply)
+
+    p = sub.add_parser("placements", help="every legal placement of a domino in the current stage")
+    with_source(p)
+    p.add_argument("--domino", help="the domino, e.g. r03-b (default: the one in hand)")
+    p.set_defaults(func=_placements)
+
+    p = sub.add_parser("areas", help="the pyramid's top view and its areas")
+    with_source(p)
+    p.set_defaults(func=_areas)
+
+    p = sub.add_parser("activate", help="the activation that scores the most this stage")
+    with_source(p)
+    p.add_argument("--inventory", help="gems, e.g. 'o2 b1 m3' (default: the player's inventory)")
+    p.add_argument("--keep", help="gems to keep for later stages")
+    p.set_defaults(func=_activate)
+
+    p = sub.add_parser("simulate", help="play seeded random games")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="rule option (repeatable)")
+    p.set_defaults(func=_simulate)

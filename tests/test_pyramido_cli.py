@@ -1,0 +1,94 @@
+"""``companion pyramido ...`` and ``companion bench pyramido`` from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from device import cli
+from engine import find_game
+from engine.pyramido import bench
+from tests.test_pyramido_rules import EXAMPLE_23
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["pyramido", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def pyramid_file(tmp_path: Path) -> Path:
+    path = tmp_path / "pyramid.txt"
+    path.write_text("# the rulebook's stage-1 example\n" + "\n".join(EXAMPLE_23) + "\n")
+    return path
+
+
+def test_new_apply_and_placements_from_a_state(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "new", "--players", "Ann", "Bob", "--seed", "3")
+    assert code == 0
+    state_file = tmp_path / "state.json"
+    state_file.write_text(out)
+    game = find_game("pyramido")
+    state = game.state_from_json(out)
+    take = str(game.legal_actions(state)[0])
+    code, out, _ = run(capsys, "apply", "--state", str(state_file), take, "flip 2")
+    assert code == 0
+    state = game.state_from_json(out)
+    assert state.holding is not None and game.status(state).awaiting == "chance"
+    code, out, _ = run(capsys, "placements", "--state", str(state_file), "--domino", "r0-b1", "--json")
+    assert code == 0 and json.loads(out) == ["s1 0,0 E", "s1 0,0 S", "s1 0,0 W", "s1 0,0 N"]
+
+
+def test_areas_and_activate_on_a_pyramid_file(capsys: pytest.CaptureFixture[str], pyramid_file: Path) -> None:
+    code, out, _ = run(capsys, "areas", "--pyramid", str(pyramid_file))
+    assert code == 0 and "orange area at 2,6: 16 quarter cells, 5 icons" in out
+    code, out, _ = run(capsys, "activate", "--pyramid", str(pyramid_file), "--inventory", "o3 b1 p1 g1 r1 m1")
+    assert code == 0 and out.strip().endswith("22 from areas + 1 mythical left = 23 points")
+    code, out, _ = run(capsys, "activate", "--pyramid", str(pyramid_file), "--inventory", "o3 m2", "--json")
+    assert json.loads(out)["points"] == 10 + 4  # orange doubled; the 2 mythical gems on the 4-icon red area
+    code, out, _ = run(capsys, "placements", "--pyramid", str(pyramid_file))
+    assert code == 0 and out.startswith("0 legal placements")
+
+
+def test_simulate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", "--games", "3", "--players", "1", "--option", "legend=the-legend")
+    assert code == 0 and "3 random games of 1 player(s)" in out and "Legend: mean score" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["areas"], "give --state FILE"),
+        (["areas", "--pyramid", "/nonexistent/p.txt"], "No such file"),
+        (["placements", "--pyramid", "{p}", "--domino", "r9-b"], "'r9'"),
+        (["activate", "--pyramid", "{p}", "--inventory", "x3"], "'x3'"),
+        (["activate", "--pyramid", "{p}", "--inventory", "r1", "--keep", "b1"], "cannot keep b1"),
+        (["simulate", "--games", "0"], "--games must be at least 1"),
+        (["new", "--players", "A", "--option", "legend"], "'legend' is not NAME=VALUE"),
+        (["new", "--players", "A", "--option", "legend=thelegend"], "legend='thelegend' is not one of"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], pyramid_file: Path, argv: list[str], needle: str
+) -> None:
+    code, _out, err = run(capsys, *(a.replace("{p}", str(pyramid_file)) for a in argv))
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_pyramid_file_names_the_placement(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text("r-r @ s1 0,0 E\nr-r @ s1 5,5 E\n")
+    code, _, err = run(capsys, "areas", "--pyramid", str(path))
+    assert code == 2 and "placement s1 5,5 E: not connected" in err
+
+
+def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.run(argparse.Namespace(repeat=1)) == 0
+    out = capsys.readouterr().out
+    assert "legal placements, stage 1 mid-game" in out and "games/s" in out
+    full = bench.full_pyramid()
+    assert [full.stage_count(k) for k in range(1, 5)] == [10, 6, 3, 1]
