@@ -43,6 +43,28 @@ def test_new_apply_and_placements_from_a_state(capsys: pytest.CaptureFixture[str
     assert code == 0 and json.loads(out) == ["s1 0,0 E", "s1 0,0 S", "s1 0,0 W", "s1 0,0 N"]
 
 
+def test_backs_seen_at_the_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    game = find_game("pyramido")
+    code, out, _ = run(capsys, "new", "--players", "Ann", "Bob")  # the table's game: deck unknown
+    state = game.state_from_json(out)
+    for _ in range(15):
+        state = game.apply(state, game.parse_action("draw m"))
+    for _ in range(3):
+        state = game.apply(state, game.parse_action("reveal o0-b1"))
+    state_file = tmp_path / "state.json"
+    state_file.write_text(game.state_to_json(state))
+    code, out, _ = run(capsys, "back", "--state", str(state_file), "2", "r2-b0")
+    assert code == 0 and str(game.state_from_json(out).spaces[1].back) == "b0-r2"
+    state_file.write_text(out)
+    take = str(game.legal_actions(game.state_from_json(out))[0])
+    code, _out, err = run(capsys, "apply", "--state", str(state_file), take, "flip 2", "reveal r0-b1")
+    assert code == 2 and "a misread? pile 2's top showed the back b0-r2" in err and len(err.splitlines()) == 1
+    code, out, _ = run(capsys, "apply", "--state", str(state_file), take, "flip 2", "reveal b-r03")
+    assert code == 0 and str(game.state_from_json(out).spaces[1].face_up) == "b-r03"
+    code, _out, err = run(capsys, "back", "--state", str(state_file), "1", "r2-b0")
+    assert code == 2 and "that pile shows the face-up o0-b1, not a back" in err
+
+
 def test_areas_and_activate_on_a_pyramid_file(capsys: pytest.CaptureFixture[str], pyramid_file: Path) -> None:
     code, out, _ = run(capsys, "areas", "--pyramid", str(pyramid_file))
     assert code == 0 and "orange area at 2,6: 16 quarter cells, 5 icons" in out

@@ -12,11 +12,20 @@ import pytest
 
 from engine import find_game
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError
-from engine.pyramido import Pyramid, legal_placements, legend_search, parse_domino, parse_gems
+from engine.pyramido import (
+    AreaActivation,
+    Pyramid,
+    legal_placements,
+    legend_search,
+    parse_back,
+    parse_domino,
+    parse_gems,
+)
 from engine.pyramido.dominoes import NO_GEMS, Gem, gems_add, gems_sub
 from engine.pyramido.exploration import Space
 from engine.pyramido.game import (
     LEGEND,
+    Activate,
     Discard,
     Draw,
     EndScoring,
@@ -29,12 +38,14 @@ from engine.pyramido.game import (
     PyramidoState,
     Reveal,
     Take,
+    known_top,
     parse_action,
+    pile_back,
 )
-from engine.pyramido.geometry import Placement
+from engine.pyramido.geometry import PlacedDomino, Placement
 from engine.pyramido.legend import legend_stage_score
 from engine.simulate import play
-from tests.test_pyramido_rules import EXAMPLE_23
+from tests.test_pyramido_rules import CARL, CARL_SCORING, CARL_STAGE_END, EXAMPLE_23
 
 G = find_game("pyramido")
 assert isinstance(G, Pyramido)
@@ -178,6 +189,127 @@ def test_an_emptied_pile_takes_the_bottom_half_of_another(rule: str, moved: int)
     assert (after.spaces[0].face_down, after.spaces[3].face_down) == (moved, 7 - moved)
 
 
+# --- the backs of face-down dominoes --------------------------------------------------------------
+
+
+def _to_flip(state: PyramidoState, space: int = 1) -> PyramidoState:
+    """Take space ``space``'s domino with its first gem: the flip comes next."""
+    take = next(a for a in G.legal_actions(state) if isinstance(a, Take) and a.space == space)
+    state = resolve(G.apply(state, take))
+    assert state.phase is Phase.FLIP
+    return state
+
+
+def test_back_text_and_matching() -> None:
+    back = parse_back("r1-b1")
+    assert str(back) == "b1-r1" and back == parse_back("b1-r1")  # a back does not say which block is A
+    assert parse_domino("r3-b0").back() == back == parse_domino("b2-r1").back()
+    assert parse_domino("r03-b").back() != back
+    with pytest.raises(InvalidActionError, match="shows 3 gem icons; every domino has 2"):
+        parse_back("r2-b1")
+    with pytest.raises(InvalidActionError, match="'x1-b1' is not two blocks"):
+        parse_back("x1-b1")
+    flip = Flip(2, back)
+    assert parse_action(str(flip)) == flip and str(flip) == "flip 2 b1-r1"
+    assert G.action_from_json(G.action_to_json(flip)) == flip
+
+
+def test_table_game_a_reveal_against_the_back_seen_is_a_misread() -> None:
+    state = _to_flip(table(["Ann", "Bob"]))  # unknown deck: the device knows only what it saw
+    assert G.legal_actions(state) == [Flip(1), Flip(2), Flip(4)]
+    flipped = G.apply(state, G.parse_action("flip 2 r1-b1"))
+    assert str(flipped.spaces[1].back) == "b1-r1" and flipped.pending[0].target == 2
+    with pytest.raises(
+        IllegalActionError, match=r"misread\? pile 2's top showed the back b1-r1 .* r03-b has the back b0-r2"
+    ):
+        G.apply(flipped, Reveal(parse_domino("r03-b")))
+    revealed = G.apply(flipped, Reveal(parse_domino("b2-r1")))  # turned round: still the back seen
+    assert revealed.spaces[1].face_up == parse_domino("b2-r1") and revealed.spaces[1].back is None
+    # Without a back seen, any domino is accepted (the device may not have seen it).
+    assert G.apply(G.apply(state, Flip(2)), Reveal(parse_domino("r03-b"))).spaces[1].face_up is not None
+    # The simulator's chance respects a back seen on the table.
+    rng = random.Random(5)
+    assert all(G.random_chance(flipped, rng).domino.back() == parse_back("r1-b1") for _ in range(20))  # type: ignore[union-attr]
+
+
+def test_table_game_backs_observed_by_the_camera() -> None:
+    state = table(["Ann", "Bob"])
+    seen = G.observe_back(state, 4, parse_back("g0-g2"))
+    assert str(seen.spaces[3].back) == "g0-g2" and G.defects(seen) == []
+    assert G.observe_back(seen, 4, parse_back("g2-g0")) == seen  # the same back again
+    with pytest.raises(IllegalActionError, match="a misread\\? pile 4's top was seen as the back g0-g2"):
+        G.observe_back(seen, 4, parse_back("o1-g1"))
+    with pytest.raises(IllegalActionError, match=r"that pile shows the face-up .*, not a back"):
+        G.observe_back(state, 1, parse_back("g0-g2"))
+    with pytest.raises(InvalidActionError, match="pile 6 is not 1-5"):
+        G.observe_back(state, 6, parse_back("g0-g2"))
+    seen = _to_flip(seen, space=1)
+    with pytest.raises(IllegalActionError, match="a misread\\? pile 4's top was seen as the back g0-g2"):
+        G.apply(seen, G.parse_action("flip 4 o1-g1"))
+    with pytest.raises(IllegalActionError, match="pile 4's top showed the back g0-g2"):
+        G.apply(G.apply(seen, Flip(4)), Reveal(parse_domino("o0-g0")))
+    # A back recorded on a pile that shows none is a defect of a state read from the camera.
+    broken = replace(state, spaces=(replace(state.spaces[0], back=parse_back("g0-g2")), *state.spaces[1:]))
+    assert any("pile 1 has a back g0-g2 recorded but shows no back" in d for d in G.defects(broken))
+
+
+def test_simulator_knows_the_backs_and_reveals_the_top() -> None:
+    state = G.initial_state(["Ann", "Bob"], seed=3)
+    assert state.unseen is not None
+    backs = {p: pile_back(state, p) for p in (2, 4)}
+    assert all(b is not None for b in backs.values()) and pile_back(state, 1) is None  # pile 1 is face up
+    assert G.observe_back(state, 2, backs[2]) == state  # nothing new to the simulator
+    wrong = next(d for d in state.unseen if d.back() != backs[2])
+    with pytest.raises(IllegalActionError, match=f"a misread\\? pile 2's top the known deck has the back {backs[2]}"):
+        G.observe_back(state, 2, wrong.back())
+    state = _to_flip(state)
+    with pytest.raises(IllegalActionError, match="a misread"):
+        G.apply(state, Flip(2, wrong.back()))
+    flipped = G.apply(state, Flip(2, backs[2]))
+    top = known_top(state, 2)
+    assert top is not None and G.random_chance(flipped, random.Random(0)) == Reveal(top)
+    with pytest.raises(IllegalActionError, match="misread\\? pile 2's top showed the back"):
+        G.apply(flipped, Reveal(wrong))
+    other = next((d for d in state.unseen if d.back() == backs[2] and d != top), None)
+    if other is not None:  # the right back but not the deck's top
+        with pytest.raises(IllegalActionError, match=f"pile 2's top is {top} in the known deck, not {other}"):
+            G.apply(flipped, Reveal(other))
+    assert G.apply(flipped, Reveal(top)).spaces[1].face_up == top
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_seeded_games_reveal_the_back_shown_before_the_flip(players: int) -> None:
+    names = ["Ann", "Bob", "Cy", "Di"][:players]
+    playout = play(G, names, seed=11 + players)
+    flips = 0
+    for before, action, after in zip(playout.states, playout.actions, playout.states[1:], strict=False):
+        if isinstance(action, Flip):
+            shown = pile_back(before, action.pile)
+            assert shown is not None
+            revealed = G.random_chance(after, random.Random(0))
+            assert isinstance(revealed, Reveal) and revealed.domino.back() == shown
+            flips += 1
+    assert flips >= 15  # a player flips on most turns (20 per game)
+
+
+def test_an_emptied_pile_gets_the_bottom_dominoes_of_the_known_deck() -> None:
+    state = G.initial_state(["Ann", "Bob"], seed=3)
+    assert state.unseen is not None
+    spaces = list(state.spaces)
+    # Pile 1 holds only its face-up domino; its face-down dominoes go to the bottom of pile 2.
+    spaces[1] = replace(spaces[1], face_down=spaces[1].face_down + spaces[0].face_down)
+    spaces[0] = replace(spaces[0], face_down=0)
+    state = replace(state, spaces=tuple(spaces))
+    assert G.defects(state) == []
+    pile2 = state.unseen[: spaces[1].face_down]
+    gem = next(g for g in Gem if state.spaces[0].gems[g.index])
+    after = G.apply(state, Take(1, gem, 2))
+    k = after.spaces[0].face_down
+    assert k == (spaces[1].face_down) // 2
+    assert known_top(after, 1) == pile2[-k] and known_top(after, 2) == pile2[0]
+    assert after.unseen is not None and after.unseen[:k] == pile2[-k:]
+
+
 # --- lost turns, stage ends, tie rules ------------------------------------------------------------
 
 
@@ -238,6 +370,56 @@ def test_scoring_activations_discards_and_the_inventory_limit() -> None:
     assert state.stage == 2 and sum(state.explorers[1].inventory) == 5
     assert G.status(state).to_move == "Bob"  # 3 points is the lowest
     assert G.defects(state) == []
+
+
+def test_rulebook_scoring_examples_stage_after_stage_in_a_game() -> None:
+    """Carl plays the rulebook's four scoring examples in one game: 23, 20, 21 and 14 points.
+
+    His pyramid grows by legal placements between scorings (turns are tested above); each stage he holds
+    the rulebook's inventory, takes the optimiser's advice, and the game's stage-end scoring counts it.
+    Ann has the same pyramid and places nothing, so she scores 0 and starts every next stage.
+    """
+    state = table(["Ann", "Carl"], {0: CARL[:10], 1: CARL[:10]})
+    for stage in (1, 2, 3, 4):
+        _view, inventory, expected, _left, total = CARL_SCORING[stage]
+        if stage > 1:
+            texts = CARL[CARL_STAGE_END[stage - 1] : CARL_STAGE_END[stage]]
+            explorers = list(state.explorers)
+            for seat in (0, 1):
+                p = explorers[seat].pyramid
+                for pd in map(PlacedDomino.parse, texts):
+                    p = p.place(pd.domino, pd.placement)
+                explorers[seat] = replace(explorers[seat], pyramid=p)
+            spaces = list(state.spaces)
+            need = 2 * len(texts)  # the dominoes came from the piles
+            for i in range(5):
+                k = min(need, spaces[i].face_down - 1)
+                spaces[i] = replace(spaces[i], face_down=spaces[i].face_down - k)
+                need -= k
+            state = replace(state, explorers=tuple(explorers), spaces=tuple(spaces))
+        # Carl's inventory this stage is the rulebook's: what he kept goes back to the bag first.
+        carl_now = state.explorers[1]
+        state = replace(
+            state,
+            bag=gems_add(state.bag, carl_now.inventory),
+            explorers=(state.explorers[0], replace(carl_now, inventory=NO_GEMS)),
+        )
+        state = G._advance(give(state, 1, inventory), 0)  # neither has room: stage-end scoring
+        assert G.defects(state) == [] and state.phase is Phase.SCORE and state.stage == stage
+        assert G.status(state).to_move == "Ann"
+        state = G.apply(state, EndScoring())  # Ann places nothing
+        advice = G.advice(state)
+        assert advice.points == total
+        chosen = [Activate(AreaActivation(anchor, coloured, 0)) for anchor, _c, _i, coloured in expected]
+        assert sorted(advice.activations, key=str) == sorted((a.activation for a in chosen), key=str)
+        for action in [*chosen, EndScoring()]:
+            state = G.apply(state, G.parse_action(str(action)))
+        assert state.explorers[1].stage_scores[-1] == total
+        if stage < 4:
+            assert state.stage == stage + 1 and G.status(state).to_move == "Ann"  # 0 points: she starts
+    assert state.explorers[1].stage_scores == (23, 20, 21, 14)
+    assert G.status(state).finished and G.status(state).winners == ("Carl",)
+    assert G.score(state).players["Carl"].total == 78
 
 
 def test_end_of_game_tie_breaks() -> None:

@@ -9,6 +9,9 @@ example (2 + 3 + 3 + 4 + 5 doubled + 1 mythical = 23) can be played on it:
     y2: G[1] G[1] P[1] P[1]
     y3: G[0] O[2] O[1] P[1]
     y4: O[1] O[1] R[1] R[1]
+
+CARL is a whole 4-stage pyramid on which the rulebook's four scoring examples (23, 20, 21 and 14 points)
+are played stage by stage; CARL_SCORING lists its top views, inventories and activated areas.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ def full_stage(stage: int) -> Pyramid:
 def test_domino_text_round_trips_and_rejects_bad_text() -> None:
     d = parse_domino("r03-b")
     assert d == Domino(Block(Colour.RED, (0, 3)), Block(Colour.BLUE))
-    assert str(d) == "r03-b" and d.back() == "r2-b0" and d.icon_colours() == (Colour.RED, Colour.RED)
+    assert str(d) == "r03-b" and str(d.back()) == "b0-r2" and d.icon_colours() == (Colour.RED, Colour.RED)
     assert str(parse_domino("O30-p1")) == "o03-p1"
     for bad, needle in (("r03", "two blocks"), ("x0-b", "'x0'"), ("r4-b", "'r4'"), ("r00-b", "distinct")):
         with pytest.raises(InvalidActionError, match=needle):
@@ -285,26 +288,79 @@ def test_rulebook_stage_one_example_scores_23_on_a_real_pyramid() -> None:
     assert best_activation(found, inventory).points == 23
 
 
-@pytest.mark.parametrize(
-    ("values", "mythical_left", "total"),
-    [
-        ((4, 3, 5, 2, 5), 1, 20),  # stage 2
-        ((4, 8, 2, 6), 1, 21),  # stage 3
-        ((8, 6), 0, 14),  # stage 4
-    ],
-)
-def test_rulebook_later_stage_examples(values: tuple[int, ...], mythical_left: int, total: int) -> None:
-    colours = list(Colour)
-    found = _areas(*((colours[i % 5], v) for i, v in enumerate(values)))
-    inventory = [0] * 6
+#: Carl's pyramid, built for the rulebook's four scoring examples: stage 1 (10 dominoes, the 23-point
+#: example again), stage 2 (6, the 20-point one), stage 3 (3, the 21-point one) and stage 4 (1, the
+#: 14-point one). Every domino carries 2 icons and is placed by a legal placement; the areas come from the
+#: top view of all stages together, so stage-1 rims and stage-2 blocks join areas in later stages.
+CARL = (
+    "b-r12 @ s1 0,0 E", "r1-b0 @ s1 2,0 E", "g3-g2 @ s1 0,1 E", "b0-b3 @ s1 2,1 E", "g2-r0 @ s1 0,2 E",
+    "b3-p3 @ s1 2,2 E", "g02-p @ s1 0,3 E", "p-p01 @ s1 2,3 E", "b1-o2 @ s1 0,4 E", "o3-g3 @ s1 2,4 E",
+    "r01-p @ s2 0,0 S", "p0-r0 @ s2 1,0 S", "r0-p0 @ s2 2,0 S", "g2-g2 @ s2 0,2 S", "p-o02 @ s2 1,2 S",
+    "b3-r0 @ s2 2,2 S",
+    "p3-p2 @ s3 0,0 E", "r1-g1 @ s3 0,1 E", "g-g23 @ s3 0,2 E",
+    "p01-b @ s4 0,0 S",
+)  # fmt: skip
+CARL_STAGE_END = {1: 10, 2: 16, 3: 19, 4: 20}
+
+#: Per stage: the top view (render: a letter per quarter cell, upper case where an icon shows), the
+#: inventory, the activated areas in the rulebook's order as (anchor, colour, icons, coloured gems), the
+#: mythical gems left and the stage score the rulebook gives.
+CARL_SCORING: dict[int, tuple[str, str, tuple[tuple[tuple[int, int], Colour, int, int], ...], int, int]] = {
+    1: (
+        "bbrRrRBb bbRrrrbb ggggBbbb gGGgbbbB ggRrbbpp GgrrbBpP GgppppPP Ggpppppp bBoooogg bbOooOgG",
+        "g3 b1 r1 p1 o1 m1",
+        (((2, 8), Colour.ORANGE, 2, 1), ((6, 0), Colour.BLUE, 4, 1), ((6, 4), Colour.PURPLE, 3, 1),
+         ((2, 0), Colour.RED, 3, 1), ((0, 2), Colour.GREEN, 5, 3)),
+        1, 23,  # 2 + 4 + 3 + 3 + 5 doubled + 1 mythical (the rulebook's 2 + 3 + 3 + 4 + 5x2 + 1)
+    ),
+    2: (
+        "bbrRrRBb brRpPrRb grRpprrb gpprRpPB gpprrppp GGgppbbP GggppBbP GGgOOrRp bggoorrg bbOooOgG",
+        "o1 p1 r1 b1 g1 m1",
+        (((3, 7), Colour.ORANGE, 4, 1), ((5, 3), Colour.PURPLE, 3, 1), ((2, 0), Colour.RED, 5, 1),
+         ((6, 0), Colour.BLUE, 2, 1), ((0, 2), Colour.GREEN, 5, 1)),
+        1, 20,  # 4 + 3 + 5 + 2 + 5 + 1 mythical
+    ),
+    3: (
+        "bbrRrRBb brRpPrRb grpppprb gppPPpPB gprRgGpp GGrrggbP GgggggbP GGggGGRp bggoorrg bbOooOgG",
+        "r1 g1 b1 p1 m1",
+        (((2, 0), Colour.RED, 4, 1), ((0, 2), Colour.GREEN, 8, 1), ((6, 0), Colour.BLUE, 2, 1),
+         ((3, 1), Colour.PURPLE, 6, 1)),
+        1, 21,  # 4 + 8 + 2 + 6 + 1 mythical
+    ),
+    4: (
+        "bbrRrRBb brRpPrRb grpppprb gpppPpPB gprpPGpp GGrbbgbP GggbbgbP GGggGGRp bggoorrg bbOooOgG",
+        "g1 p1",
+        (((0, 2), Colour.GREEN, 8, 1), ((3, 1), Colour.PURPLE, 6, 1)),
+        0, 14,  # 8 + 6
+    ),
+}
+
+
+def carl(stage: int) -> Pyramid:
+    """Carl's pyramid with ``stage`` complete (built placement by placement, each checked)."""
+    return Pyramid.build(stage, CARL[: CARL_STAGE_END[stage]])
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3, 4])
+def test_rulebook_scoring_examples_on_one_real_pyramid(stage: int) -> None:
+    view, inventory_text, expected, mythical_left, total = CARL_SCORING[stage]
+    p = carl(stage)
+    assert not has_room(p) and all(pd.domino.icon_count == 2 for pd in p.placed)
+    assert render(p).split() == view.split()
+    found = areas(p)
     acts = []
-    for area in found:
-        inventory[area.colour.index] += 1
-        acts.append(AreaActivation(area.anchor, 1, 0))
-    inventory[5] = mythical_left
-    result = score_activation(found, tuple(inventory), acts)
-    assert result.points == total
-    assert best_activation(found, tuple(inventory)).points == total
+    for anchor, colour, icons, coloured in expected:
+        area = find_area(found, anchor)
+        assert area is not None and area.anchor == anchor and (area.colour, area.icons) == (colour, icons)
+        # The rulebook's areas are each the best of their colour, so the optimiser can find the same score.
+        assert icons == max(a.icons for a in found if a.colour is colour)
+        acts.append(AreaActivation(anchor, coloured, 0))
+    inventory = parse_gems(inventory_text)
+    result = score_activation(found, inventory, acts)
+    assert (result.mythical_left, result.points) == (mythical_left, total)
+    best = best_activation(found, inventory)
+    assert best.points == total and score_activation(found, inventory, best.activations).points == total
+    assert best.points == max(r.points for r in all_activations([a for a in found if a.icons], inventory))
 
 
 def test_mixes_and_bad_activations() -> None:

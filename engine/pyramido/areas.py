@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from operator import itemgetter
 
 from engine.pyramido.dominoes import Colour
 from engine.pyramido.geometry import Pyramid
 
 Cell = tuple[int, int]
+_READING_ORDER = itemgetter(1, 0)  # a cell's (y, x): top row first, then left to right
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,13 @@ class Area:
 
 def areas_of_view(view: Mapping[Cell, tuple[Colour, bool] | tuple[Colour, bool, int]]) -> tuple[Area, ...]:
     """The areas of a top view (quarter cell -> (colour, icon shows, ...)), ordered by anchor."""
+    colour_of = {c: v[0] for c, v in view.items()}
     seen: set[Cell] = set()
     out: list[Area] = []
-    for start in sorted(view, key=lambda c: (c[1], c[0])):
+    for start in sorted(view, key=_READING_ORDER):
         if start in seen:
             continue
-        colour = view[start][0]
+        colour = colour_of[start]
         stack = [start]
         seen.add(start)
         cells = []
@@ -57,10 +60,12 @@ def areas_of_view(view: Mapping[Cell, tuple[Colour, bool] | tuple[Colour, bool, 
             if view[c][1]:
                 icons += 1
             for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
-                if n not in seen and n in view and view[n][0] is colour:
+                if colour_of.get(n) is colour and n not in seen:
                     seen.add(n)
                     stack.append(n)
-        out.append(Area(colour, frozenset(cells), icons))
+        area = Area(colour, frozenset(cells), icons)
+        area.__dict__["anchor"] = start  # starts come in reading order, so the start is the anchor
+        out.append(area)
     return tuple(out)
 
 

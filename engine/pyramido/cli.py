@@ -6,6 +6,8 @@ Subcommands:
   set-up chance left pending without a seed);
 * ``apply --state FILE ACTION...``: apply actions written as text (``take 3 r``, ``place s1 0,0 E``, ...)
   and print the new state JSON;
+* ``back --state FILE PILE BACK``: record the back seen on a pile's face-down top (e.g. ``2 r2-b0``), so
+  that a reveal that contradicts it is refused as a misread; print the new state JSON;
 * ``placements --state FILE [--player NAME] [--domino D]`` or ``--pyramid FILE``: every legal placement;
 * ``areas --state FILE [--player NAME]`` or ``--pyramid FILE``: the top view and its areas;
 * ``activate --state FILE [--player NAME] [--inventory GEMS] [--keep GEMS]``: the best activation;
@@ -27,7 +29,7 @@ from engine.cli_support import read_state, rule_options
 from engine.errors import InvalidActionError
 from engine.pyramido.activation import best_activation
 from engine.pyramido.areas import areas, render
-from engine.pyramido.dominoes import gems_text, parse_domino, parse_gems
+from engine.pyramido.dominoes import gems_text, parse_back, parse_domino, parse_gems
 from engine.pyramido.game import GAME, LEGEND, PyramidoState
 from engine.pyramido.geometry import Pyramid, legal_placements
 
@@ -81,6 +83,14 @@ def _apply(args: argparse.Namespace) -> int:
     GAME.check_state(state)
     for text in args.actions:
         state = GAME.apply(state, GAME.parse_action(text, state))
+    print(GAME.state_to_json(state))
+    return 0
+
+
+def _back(args: argparse.Namespace) -> int:
+    state = _read_state(args.state)
+    GAME.check_state(state)
+    state = GAME.observe_back(state, args.pile, parse_back(args.back))
     print(GAME.state_to_json(state))
     return 0
 
@@ -196,6 +206,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--state", required=True)
     p.add_argument("actions", nargs="+", metavar="ACTION", help="e.g. 'take 3 r' 'flip 2' 'reveal r0-b1'")
     p.set_defaults(func=_apply)
+
+    p = sub.add_parser("back", help="record the back seen on a pile's face-down top; print the new state JSON")
+    p.add_argument("--state", required=True)
+    p.add_argument("pile", type=int, help="pile 1-5")
+    p.add_argument("back", help="each block's colour and icon count, e.g. r2-b0")
+    p.set_defaults(func=_back)
 
     p = sub.add_parser("placements", help="every legal placement of a domino in the current stage")
     with_source(p)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import enum
 import random
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -35,17 +34,18 @@ class Colour(enum.Enum):
     GREEN = "green"
     RED = "red"
 
+    #: Position in COLOURS; a plain attribute, not a lookup, because it is read in every hot loop.
+    index: int
+
+    def __init__(self, value: str) -> None:
+        self.index = len(type(self).__members__)
+
     @property
     def letter(self) -> str:
         return self.value[0]
 
-    @property
-    def index(self) -> int:
-        return _COLOUR_INDEX[self]
-
 
 COLOURS: tuple[Colour, ...] = tuple(Colour)
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
 _COLOUR_BY_LETTER = {c.letter: c for c in COLOURS}
 
 
@@ -59,13 +59,15 @@ class Gem(enum.Enum):
     RED = "red"
     MYTHICAL = "mythical"
 
+    #: Position in GEMS (and in a gem-count tuple); a plain attribute, read in every hot loop.
+    index: int
+
+    def __init__(self, value: str) -> None:
+        self.index = len(type(self).__members__)
+
     @property
     def letter(self) -> str:
         return self.value[0]
-
-    @property
-    def index(self) -> int:
-        return _GEM_INDEX[self]
 
     @classmethod
     def of(cls, colour: Colour) -> Gem:
@@ -81,7 +83,6 @@ class Gem(enum.Enum):
 
 
 GEMS: tuple[Gem, ...] = tuple(Gem)
-_GEM_INDEX = {g: i for i, g in enumerate(GEMS)}
 MYTHICAL = 5  # index of the mythical gem in a gem-count tuple
 
 #: A multiset of gems: counts indexed like GEMS (orange, blue, purple, green, red, mythical).
@@ -141,8 +142,7 @@ class Block:
         icons = self.icons
         if len(icons) > 2 or len(set(icons)) != len(icons) or any(q not in (0, 1, 2, 3) for q in icons):
             raise InvalidActionError(
-                f"block {self.colour.value} with icons {list(icons)}: "
-                "a block has 0-2 icons in distinct quadrants 0-3"
+                f"block {self.colour.value} with icons {list(icons)}: a block has 0-2 icons in distinct quadrants 0-3"
             )
         if tuple(sorted(self.icons)) != self.icons:
             object.__setattr__(self, "icons", tuple(sorted(self.icons)))
@@ -169,9 +169,40 @@ class Domino:
         """The colour of each icon, counted per icon (what the Legend wants, FT1)."""
         return (self.a.colour,) * len(self.a.icons) + (self.b.colour,) * len(self.b.icons)
 
-    def back(self) -> str:
+    def back(self) -> Back:
         """What the back shows: each block's colour and icon count, not where the icons are."""
-        return f"{self.a.colour.letter}{len(self.a.icons)}-{self.b.colour.letter}{len(self.b.icons)}"
+        return Back.of((self.a.colour, len(self.a.icons)), (self.b.colour, len(self.b.icons)))
+
+
+@dataclass(frozen=True, slots=True)
+class Back:
+    """The back of a face-down domino (RULES.md 2.1): each block's colour and icon count, not the icon
+    quadrants. A back does not say which block is A, so its two blocks are kept in a fixed order and a
+    domino matches a back whichever way round it lies. Written like a domino with counts: ``r2-b0``."""
+
+    blocks: tuple[tuple[Colour, int], tuple[Colour, int]]
+
+    @classmethod
+    def of(cls, first: tuple[Colour, int], second: tuple[Colour, int]) -> Back:
+        pair = (first, second) if (first[0].index, first[1]) <= (second[0].index, second[1]) else (second, first)
+        return cls(pair)
+
+    def __str__(self) -> str:
+        return "-".join(f"{c.letter}{n}" for c, n in self.blocks)
+
+
+def parse_back(text: str) -> Back:
+    """Read a back written ``A-B``, each block a colour letter and its icon count 0-2 (e.g. ``r2-b0``)."""
+    parts = text.strip().lower().split("-")
+    if len(parts) != 2 or any(len(p) != 2 or p[0] not in _COLOUR_BY_LETTER or p[1] not in "012" for p in parts):
+        raise InvalidActionError(
+            f"domino back {text!r} is not two blocks written A-B, each a colour letter (o, b, p, g, r) and its "
+            "icon count 0-2, e.g. r2-b0"
+        )
+    (ca, na), (cb, nb) = ((_COLOUR_BY_LETTER[p[0]], int(p[1])) for p in parts)
+    if na + nb != ICONS_PER_DOMINO:
+        raise InvalidActionError(f"domino back {text!r} shows {na + nb} gem icons; every domino has {ICONS_PER_DOMINO}")
+    return Back.of((ca, na), (cb, nb))
 
 
 def parse_block(text: str) -> Block:
@@ -205,19 +236,19 @@ def deck_problems(deck: Sequence[Domino]) -> list[str]:
     problems = []
     if len(deck) != DECK_SIZE:
         problems.append(f"deck has {len(deck)} dominoes, not {DECK_SIZE}")
-    blocks: Counter[Colour] = Counter()
-    icons: Counter[Colour] = Counter()
+    blocks = [0] * len(COLOURS)  # per colour index
+    icons = [0] * len(COLOURS)
     for d in deck:
         if d.icon_count != ICONS_PER_DOMINO:
             problems.append(f"domino {d} has {d.icon_count} gem icons, not {ICONS_PER_DOMINO}")
         for blk in (d.a, d.b):
-            blocks[blk.colour] += 1
-            icons[blk.colour] += len(blk.icons)
+            blocks[blk.colour.index] += 1
+            icons[blk.colour.index] += len(blk.icons)
     for c in COLOURS:
-        if blocks[c] != BLOCKS_PER_COLOUR:
-            problems.append(f"deck has {blocks[c]} {c.value} blocks, not {BLOCKS_PER_COLOUR}")
-        if icons[c] != ICONS_PER_COLOUR:
-            problems.append(f"deck has {icons[c]} {c.value} gem icons, not {ICONS_PER_COLOUR}")
+        if blocks[c.index] != BLOCKS_PER_COLOUR:
+            problems.append(f"deck has {blocks[c.index]} {c.value} blocks, not {BLOCKS_PER_COLOUR}")
+        if icons[c.index] != ICONS_PER_COLOUR:
+            problems.append(f"deck has {icons[c.index]} {c.value} gem icons, not {ICONS_PER_COLOUR}")
     return problems
 
 

@@ -4,7 +4,8 @@ A turn (RULES.md 2.3) is three decisions and some chance:
 
 * ``take S G`` takes the face-up domino of space S and gem G from its gem area (``refill P`` names the
   pile whose bottom half refills pile S if S is now empty). An emptied gem area then awaits 3 ``draw``.
-* ``flip P`` turns the top of a face-down pile, which then awaits ``reveal DOMINO``.
+* ``flip P [BACK]`` turns the top of a face-down pile, which then awaits ``reveal DOMINO``. BACK is the
+  back the device saw on that pile (each block's colour and icon count, RULES.md 2.1), if it saw it.
 * ``place sK X,Y DIR`` lays the domino in the pyramid (:mod:`engine.pyramido.geometry`).
 
 A player whose stage has no room when their turn comes loses it and their stage is complete (FT6). When
@@ -17,7 +18,12 @@ gems left, then the best single stage, then are shared.
 Chance is always an action: ``draw G`` (a gem from the bag to wherever the next pending draw goes) and
 ``reveal DOMINO`` (the domino turned up). The state lists what chance is pending. The device may not
 know the face-down dominoes (``unseen`` is None: any revealed domino is accepted); the simulator knows its
-seeded deck, keeps the dominoes not yet seen in ``unseen`` and reveals only those.
+seeded deck: ``unseen`` holds the face-down dominoes in order (the Legend's pending first domino, then
+pile 1 top to bottom, ..., pile 5), so it knows every pile's top and its back, and reveals exactly that.
+
+Backs: a face-down top shows its back. The table game may record the backs it sees (``Space.back``, set
+by ``flip P BACK`` or :meth:`Pyramido.observe_back`); a ``reveal`` whose domino does not have the back
+seen on that pile is refused as a misread.
 
 Solo (one player): the Legend (2.7) takes his turn automatically after each of the player's turns,
 including the one that completes the stage (FT15), and scores coloured gems x stage + mythical x 2. The
@@ -42,8 +48,11 @@ from engine.pyramido.activation import MIXES, ActivationResult, AreaActivation, 
 from engine.pyramido.areas import areas
 from engine.pyramido.dominoes import (
     GEMS,
+    ICONS_PER_DOMINO,
     MYTHICAL,
     NO_GEMS,
+    Back,
+    Block,
     Colour,
     Domino,
     Gem,
@@ -53,6 +62,7 @@ from engine.pyramido.dominoes import (
     gems_sub,
     gems_text,
     generate_deck,
+    parse_back,
     parse_domino,
 )
 from engine.pyramido.exploration import (
@@ -124,6 +134,17 @@ class PendingKind(enum.Enum):
     GEM_TO_LEGEND = "gem-to-legend"
     DOMINO_TO_LEGEND = "domino-to-legend"
 
+    #: What the table is asked for; a plain attribute because status() prints it at every chance step.
+    text: str
+
+    def __init__(self, value: str) -> None:
+        self.text = {
+            "gem-to-space": "draw a gem into space {}",
+            "domino-to-pile": "reveal the top of pile {}",
+            "gem-to-legend": "draw a random gem for the Legend",
+            "domino-to-legend": "reveal the Legend's first domino",
+        }[value]
+
 
 @dataclass(frozen=True, slots=True)
 class Pending:
@@ -133,12 +154,7 @@ class Pending:
     target: int = 0
 
     def __str__(self) -> str:
-        return {
-            PendingKind.GEM_TO_SPACE: f"draw a gem into space {self.target}",
-            PendingKind.DOMINO_TO_PILE: f"reveal the top of pile {self.target}",
-            PendingKind.GEM_TO_LEGEND: "draw a random gem for the Legend",
-            PendingKind.DOMINO_TO_LEGEND: "reveal the Legend's first domino",
-        }[self.kind]
+        return self.kind.text.format(self.target)
 
 
 @dataclass(frozen=True)
@@ -210,10 +226,13 @@ class Take:
 
 @dataclass(frozen=True, slots=True)
 class Flip:
+    """Turn pile ``pile``'s top face up; ``back`` is the back seen on it, when the device saw it."""
+
     pile: int
+    back: Back | None = None
 
     def __str__(self) -> str:
-        return f"flip {self.pile}"
+        return f"flip {self.pile}" + (f" {self.back}" if self.back is not None else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,8 +311,8 @@ def parse_action(text: str) -> PyramidoAction:
                 raise ValueError
             gem = None if rest[1] == "-" else Gem.parse(rest[1])
             return Take(int(rest[0]), gem, int(rest[3]) if len(rest) == 4 else None)
-        if kind == "flip" and len(rest) == 1:
-            return Flip(int(rest[0]))
+        if kind == "flip" and len(rest) in (1, 2):
+            return Flip(int(rest[0]), parse_back(rest[1]) if len(rest) == 2 else None)
         if kind == "place":
             return Place(Placement.parse(" ".join(rest)))
         if kind == "activate":
@@ -308,7 +327,10 @@ def parse_action(text: str) -> PyramidoAction:
         raise InvalidActionError(f"action {text!r}: {exc}") from None
     except ValueError:
         pass
-    forms = "take S G [refill P] | flip P | place sK X,Y DIR | activate X,Y NcMm | end | discard G | draw G | reveal D"
+    forms = (
+        "take S G [refill P] | flip P [BACK] | place sK X,Y DIR | activate X,Y NcMm | end | discard G | draw G | "
+        "reveal D"
+    )
     raise InvalidActionError(f"action {text!r} is malformed; forms: {forms}")
 
 
@@ -333,14 +355,17 @@ def replace(obj: _T, **changes: Any) -> _T:
         raise TypeError(f"{cls.__name__} has no field(s) {sorted(set(changes) - known[0])}")
     new = object.__new__(cls)
     if hasattr(obj, "__dict__"):
-        values = {k: v for k, v in obj.__dict__.items() if k[0] != "_"}
+        values = obj.__dict__.copy()  # a C-level copy; drop the derived keys only when there are some
+        if len(values) != len(known[1]):
+            values.pop("_sound", None)  # the one derived key apply() sets on a state
+            if len(values) != len(known[1]):
+                values = {k: v for k, v in values.items() if k[0] != "_"}
         values.update(changes)
         object.__setattr__(new, "__dict__", values)
     else:
         for name in known[1]:
             object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
     return new
-
 
 
 def _set(seq: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
@@ -369,8 +394,6 @@ def seen_dominoes(state: PyramidoState) -> list[Domino]:
     return seen
 
 
-
-
 def _settle(state: PyramidoState) -> PyramidoState:
     """Refill the bag from the discards when a draw needs it, and drop chance events that cannot happen."""
     pending = state.pending
@@ -390,6 +413,60 @@ def _settle(state: PyramidoState) -> PyramidoState:
         pending = pending[1:]
         state = replace(state, pending=pending)
     return state
+
+
+def _legend_pending(pending: tuple[Pending, ...]) -> int:
+    return sum(1 for p in pending if p.kind is PendingKind.DOMINO_TO_LEGEND)
+
+
+def split_unseen(
+    unseen: tuple[Domino, ...], spaces: Sequence[Space], legend_pending: int
+) -> tuple[tuple[Domino, ...], list[tuple[Domino, ...]]]:
+    """A known deck's unseen dominoes as (the Legend's pending domino, each pile's face-down top to bottom)."""
+    at = legend_pending
+    piles = []
+    for s in spaces:
+        piles.append(unseen[at : at + s.face_down])
+        at += s.face_down
+    return unseen[:legend_pending], piles
+
+
+def _move_bottom(
+    unseen: tuple[Domino, ...] | None, spaces: Sequence[Space], legend_pending: int, src: int, dst: int, k: int
+) -> tuple[Domino, ...] | None:
+    """``unseen`` after the bottom ``k`` face-down dominoes of pile ``src`` (0-based) moved to empty pile
+    ``dst``; ``spaces`` are those before the move."""
+    if unseen is None:
+        return None
+    legend, piles = split_unseen(unseen, spaces, legend_pending)
+    moved = piles[src][len(piles[src]) - k :]
+    piles[src] = piles[src][: len(piles[src]) - k]
+    piles[dst] = moved + piles[dst]
+    return legend + tuple(d for pile in piles for d in pile)
+
+
+def _top_index(state: PyramidoState, head: Pending) -> int:
+    """Where the domino a pending reveal turns up lies in a known deck's ``unseen``."""
+    if head.kind is PendingKind.DOMINO_TO_LEGEND:
+        return 0
+    return _legend_pending(state.pending) + sum(s.face_down for s in state.spaces[: head.target - 1])
+
+
+def known_top(state: PyramidoState, pile: int) -> Domino | None:
+    """With a known deck: the face-down top domino of ``pile`` (1-5), else None."""
+    if state.unseen is None or not 1 <= pile <= len(state.spaces) or state.spaces[pile - 1].face_down == 0:
+        return None
+    at = _legend_pending(state.pending) + sum(s.face_down for s in state.spaces[: pile - 1])
+    return state.unseen[at] if at < len(state.unseen) else None
+
+
+def pile_back(state: PyramidoState, pile: int) -> Back | None:
+    """The back showing on ``pile`` (1-5) if it shows one and it is known: from the deck, or as seen."""
+    s = state.spaces[pile - 1]
+    if s.face_up is not None or s.face_down == 0:
+        return None
+    top = known_top(state, pile)
+    return top.back() if top is not None else s.back
 
 
 def _face_down_piles(state: PyramidoState) -> list[int]:
@@ -544,6 +621,8 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 raise IllegalActionError(
                     f"action {action}: pile {action.pile} has no face-down top; {legal_hint(piles)}"
                 )
+            if action.back is not None:
+                state = self.observe_back(state, action.pile, action.back)
             new = replace(state, phase=Phase.PLACE, pending=(Pending(PendingKind.DOMINO_TO_PILE, action.pile),))
         elif isinstance(action, Place) and phase is Phase.PLACE:
             assert state.holding is not None
@@ -610,7 +689,14 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                     )
                 src = spaces[action.refill_from - 1]
                 k = refill_count(src, rule)
-                spaces = _set(spaces, action.refill_from - 1, replace(src, face_down=src.face_down - k))
+                unseen = _move_bottom(
+                    state.unseen, spaces, _legend_pending(state.pending), action.refill_from - 1, action.space - 1, k
+                )
+                state = replace(state, unseen=unseen)
+                left = src.face_down - k
+                spaces = _set(
+                    spaces, action.refill_from - 1, replace(src, face_down=left, back=src.back if left else None)
+                )
                 spaces = _set(spaces, action.space - 1, replace(spaces[action.space - 1], face_down=k))
         elif action.refill_from is not None:
             raise IllegalActionError(f"action {action}: pile {action.space} is not empty, so nothing refills it")
@@ -632,6 +718,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         assert legend is not None
         search = legend_search(state.spaces, legend.pile[-1] if legend.pile else None)
         spaces = list(state.spaces)
+        unseen = state.unseen
         inv = legend.inventory
         for space, gem in search.gems:
             s = spaces[space - 1]
@@ -652,7 +739,9 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 if sources:
                     src_i = max(sources, key=lambda p: (spaces[p - 1].size, -p)) - 1
                     k = refill_count(spaces[src_i], state.options["pile_refill"])
-                    spaces[src_i] = replace(spaces[src_i], face_down=spaces[src_i].face_down - k)
+                    unseen = _move_bottom(unseen, spaces, _legend_pending(state.pending), src_i, i, k)
+                    left = spaces[src_i].face_down - k
+                    spaces[src_i] = replace(spaces[src_i], face_down=left, back=spaces[src_i].back if left else None)
                     spaces[i] = replace(spaces[i], face_down=k)
             pending.append(Pending(PendingKind.DOMINO_TO_PILE, i + 1))
         if search.draws_random_gem:
@@ -665,6 +754,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             spaces=tuple(spaces),
             legend=replace(legend, pile=pile, inventory=inv, last_search=str(search)),
             pending=(*state.pending, *pending),
+            unseen=unseen,
         )
 
     def _end_turn(self, state: PyramidoState) -> PyramidoState:
@@ -712,9 +802,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 f"but {e.name} holds {gems_text(e.inventory)}"
             )
         new_e = replace(e, inventory=gems_sub(e.inventory, need), activated=(*e.activated, act))
-        return replace(
-            state, explorers=_set(state.explorers, seat, new_e), discards=gems_add(state.discards, need)
-        )
+        return replace(state, explorers=_set(state.explorers, seat, new_e), discards=gems_add(state.discards, need))
 
     def _end_scoring(self, state: PyramidoState, seat: int) -> PyramidoState:
         e = state.explorers[seat]
@@ -747,11 +835,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         order = tuple((start + k) % n for k in range(n))
         explorers = tuple(replace(e, pyramid=e.pyramid.next_stage(), complete=False) for e in state.explorers)
         pending = state.pending
-        if (
-            legend is not None
-            and state.options["legend"] == "the-legend"
-            and legend.inventory[MYTHICAL] >= 7
-        ):
+        if legend is not None and state.options["legend"] == "the-legend" and legend.inventory[MYTHICAL] >= 7:
             pending = (*pending, Pending(PendingKind.GEM_TO_LEGEND))
         state = replace(state, stage=state.stage + 1, order=order, explorers=explorers, pending=pending)
         return self._advance(state, 0)
@@ -785,21 +869,33 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 f"{action.domino.icon_count}"
             )
         unseen = state.unseen
-        if unseen is not None:
-            if action.domino not in unseen:
+        at = _top_index(state, head) if unseen is not None else 0
+        # With a known deck the top itself is checked below; the back only matters when that check fails.
+        known_ok = unseen is not None and at < len(unseen) and unseen[at] == action.domino
+        if head.kind is PendingKind.DOMINO_TO_PILE and not known_ok:
+            back = pile_back(state, head.target)
+            if back is not None and action.domino.back() != back:
                 raise IllegalActionError(
-                    f"action {action}: domino {action.domino} is not among the unseen dominoes of the deck"
+                    f"action {action}: a misread? pile {head.target}'s top showed the back {back} (colour and "
+                    f"icon count per block), but {action.domino} has the back {action.domino.back()}"
                 )
-            i = unseen.index(action.domino)
-            state = replace(state, unseen=unseen[:i] + unseen[i + 1 :])
+        if unseen is not None:
+            # A known deck: the domino turned up is the one on top (the Legend's first domino leads the list).
+            if not known_ok:
+                where = (
+                    "the Legend's domino" if head.kind is PendingKind.DOMINO_TO_LEGEND else f"pile {head.target}'s top"
+                )
+                raise IllegalActionError(
+                    f"action {action}: {where} is {unseen[at] if at < len(unseen) else 'missing'} in the known deck, "
+                    f"not {action.domino}"
+                )
+            state = replace(state, unseen=unseen[:at] + unseen[at + 1 :])
         if head.kind is PendingKind.DOMINO_TO_LEGEND:
             assert state.legend is not None
             return replace(state, legend=replace(state.legend, pile=(*state.legend.pile, action.domino)), pending=rest)
         i = head.target - 1
         s = state.spaces[i]
-        return replace(
-            state, pending=rest, spaces=_set(state.spaces, i, Space(s.face_down - 1, action.domino, s.gems))
-        )
+        return replace(state, pending=rest, spaces=_set(state.spaces, i, Space(s.face_down - 1, action.domino, s.gems)))
 
     def random_chance(self, state: PyramidoState, rng: random.Random) -> PyramidoAction:
         if not state.pending:
@@ -812,11 +908,42 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
                 if pick < 0:
                     return Draw(g)
             raise AssertionError("empty bag")  # _settle never leaves a draw pending on an empty bag
-        if not state.unseen:
-            return Reveal(rng.choice(generate_deck(rng.randrange(2**32))))
-        return Reveal(rng.choice(state.unseen))
+        if state.unseen is not None:
+            return Reveal(state.unseen[_top_index(state, head)])  # the deck is known: the top is what turns up
+        back = pile_back(state, head.target) if head.kind is PendingKind.DOMINO_TO_PILE else None
+        if back is not None:
+            # A domino with the back that was seen, its icons in random quadrants.
+            (ca, na), (cb, nb) = back.blocks
+            return Reveal(
+                Domino(Block(ca, tuple(rng.sample(range(4), na))), Block(cb, tuple(rng.sample(range(4), nb))))
+            )
+        return Reveal(rng.choice(generate_deck(rng.randrange(2**32))))
 
     # --- helpers for the device ------------------------------------------------------------------
+    def observe_back(self, state: PyramidoState, pile: int, back: Back) -> PyramidoState:
+        """The state with ``back`` recorded as seen on ``pile``'s face-down top (the camera saw it).
+
+        Refused when the pile shows no back (a face-up domino on it, or empty), and as a misread when it
+        contradicts what is known: the known deck's top, or a different back already seen there."""
+        if not 1 <= pile <= len(state.spaces):
+            raise InvalidActionError(f"pile {pile} is not 1-{len(state.spaces)}")
+        s = state.spaces[pile - 1]
+        if s.face_up is not None or s.face_down == 0:
+            shows = f"the face-up {s.face_up}" if s.face_up is not None else "nothing (it is empty)"
+            raise IllegalActionError(f"back {back} seen on pile {pile}: that pile shows {shows}, not a back")
+        known = pile_back(state, pile)
+        if known is not None and known != back:
+            source = "the known deck has" if known_top(state, pile) is not None else "was seen as"
+            raise IllegalActionError(
+                f"back {back} seen on pile {pile}: a misread? pile {pile}'s top {source} the back {known}"
+            )
+        if state.unseen is not None or s.back == back:
+            return state  # nothing new: the deck already says it
+        new = replace(state, spaces=_set(state.spaces, pile - 1, replace(s, back=back)))
+        if state.__dict__.get("_sound"):
+            new.__dict__["_sound"] = True
+        return new
+
     def activation_actions(self, result: ActivationResult) -> list[PyramidoAction]:
         """The actions that place an activation's gems and end the player's scoring."""
         return [*(Activate(a) for a in result.activations), EndScoring()]
@@ -829,7 +956,9 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         return best_activation(areas(state.explorers[seat].pyramid), state.explorers[seat].inventory, keep)
 
     def explain_place(
-        self, state: PyramidoState, before: Mapping[tuple[int, int], tuple[Colour, bool]],
+        self,
+        state: PyramidoState,
+        before: Mapping[tuple[int, int], tuple[Colour, bool]],
         after: Mapping[tuple[int, int], tuple[Colour, bool]],
     ) -> Place:
         """The ``place`` action that explains the camera's view of the player's pyramid before and after."""
@@ -918,8 +1047,10 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             if what != "supply":
                 total = gems_add(total, g)
         if total != state.supply:
-            out.append(f"gems do not add up: bag, discards, gem areas and inventories hold {gems_text(total)}, "
-                       f"the supply is {gems_text(state.supply)}")
+            out.append(
+                f"gems do not add up: bag, discards, gem areas and inventories hold {gems_text(total)}, "
+                f"the supply is {gems_text(state.supply)}"
+            )
         dominoes = sum(s.size for s in state.spaces) + (state.holding is not None)
         dominoes += sum(len(e.pyramid.placed) for e in state.explorers)
         if state.legend is not None:
@@ -927,6 +1058,15 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         pending_legend = sum(1 for p in state.pending if p.kind is PendingKind.DOMINO_TO_LEGEND)
         if dominoes + pending_legend != DECK_SIZE:
             out.append(f"dominoes do not add up: {dominoes} are accounted for, the game has {DECK_SIZE}")
+        for i, s in enumerate(state.spaces):
+            if s.back is None:
+                continue
+            if s.face_up is not None or s.face_down == 0:
+                out.append(f"pile {i + 1} has a back {s.back} recorded but shows no back")
+            elif (top := known_top(state, i + 1)) is not None and top.back() != s.back:
+                out.append(f"pile {i + 1} has the back {s.back} recorded but its top in the deck is {top}")
+            elif sum(n for _c, n in s.back.blocks) != ICONS_PER_DOMINO:
+                out.append(f"pile {i + 1}'s back {s.back} shows {sum(n for _c, n in s.back.blocks)} gem icons")
         ups = sum(1 for s in state.spaces if s.face_up is not None)
         if ups > 3:
             out.append(f"{ups} dominoes are face up in the exploration area; there are never more than 3")

@@ -39,9 +39,11 @@ class Direction(enum.Enum):
     W = "W"
     N = "N"
 
-    @property
-    def turns(self) -> int:
-        return _TURNS[self]
+    #: Quarter turns clockwise from E; a plain attribute because placements sort by it.
+    turns: int
+
+    def __init__(self, value: str) -> None:
+        self.turns = len(type(self).__members__)
 
     @property
     def step(self) -> tuple[int, int]:
@@ -49,7 +51,6 @@ class Direction(enum.Enum):
 
 
 DIRECTIONS: tuple[Direction, ...] = tuple(Direction)
-_TURNS = {d: i for i, d in enumerate(DIRECTIONS)}
 _STEPS = {Direction.E: (1, 0), Direction.S: (0, 1), Direction.W: (-1, 0), Direction.N: (0, -1)}
 _OPPOSITE = {Direction.E: Direction.W, Direction.W: Direction.E, Direction.S: Direction.N, Direction.N: Direction.S}
 
@@ -188,8 +189,12 @@ class Pyramid:
         for k, stage_blocks in enumerate(self.blocks, start=1):
             for (x, y), laid in stage_blocks.items():
                 ox, oy = 2 * x + k - 1, 2 * y + k - 1
-                for q in range(4):
-                    view[(ox + q % 2, oy + q // 2)] = (laid.colour, q in laid.icons, k)
+                c, icons = laid.colour, laid.icons
+                # The 4 quadrants written out: this runs for every block of every scoring.
+                view[(ox, oy)] = (c, 0 in icons, k)
+                view[(ox + 1, oy)] = (c, 1 in icons, k)
+                view[(ox, oy + 1)] = (c, 2 in icons, k)
+                view[(ox + 1, oy + 1)] = (c, 3 in icons, k)
         return view
 
     @cached_property
@@ -273,13 +278,18 @@ def _stage_one_pairs(occupied: dict[tuple[int, int], Laid]) -> list[tuple[tuple[
 
 
 def _pair_placements(stage: int, pairs: list[tuple[tuple[int, int], tuple[int, int]]]) -> list[Placement]:
-    out = []
-    for p, q in pairs:
-        d = Direction.E if q[0] > p[0] else Direction.S
-        out.append(Placement(stage, p[0], p[1], d))
-        out.append(Placement(stage, q[0], q[1], _OPPOSITE[d]))
-    out.sort(key=lambda pl: (pl.y, pl.x, pl.direction.turns))
-    return out
+    # Sort plain (y, x, turns) tuples first and make the Placements after: sorting is the costly part.
+    E, S, W, N = DIRECTIONS
+    keys = []
+    for (px, py), (qx, qy) in pairs:
+        if qx > px:
+            keys.append((py, px, 0, E))
+            keys.append((qy, qx, 2, W))
+        else:
+            keys.append((py, px, 1, S))
+            keys.append((qy, qx, 3, N))
+    keys.sort()
+    return [Placement(stage, x, y, d) for y, x, _t, d in keys]
 
 
 def _grid_pairs(grid: frozenset[tuple[int, int]], occupied: dict[tuple[int, int], Laid]) -> list[
@@ -297,6 +307,14 @@ def _grid_pairs(grid: frozenset[tuple[int, int]], occupied: dict[tuple[int, int]
 
 def placement_pairs(pyramid: Pyramid) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """The empty block pairs a domino may cover in the current stage (each unordered pair once)."""
+    cached: list[tuple[tuple[int, int], tuple[int, int]]] | None = pyramid.__dict__.get("pairs")
+    if cached is None:
+        # Cached on the pyramid (which never changes): has_room and legal_placements ask for the same one.
+        cached = pyramid.__dict__["pairs"] = _placement_pairs(pyramid)
+    return cached
+
+
+def _placement_pairs(pyramid: Pyramid) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     stage = pyramid.stage
     if not 1 <= stage <= STAGES:
         return []
@@ -317,10 +335,15 @@ def legal_placements(pyramid: Pyramid, domino: Domino | None = None) -> list[Pla
     The domino does not change where a domino may go; it is accepted so that callers can say what they
     are placing. The first domino of stage 1 goes with block A on (0, 0) in any of the 4 turns.
     """
-    stage = pyramid.stage
-    if stage == 1 and not pyramid.blocks[0]:
-        return [Placement(1, 0, 0, d) for d in DIRECTIONS]
-    return _pair_placements(stage, placement_pairs(pyramid))
+    cached: tuple[Placement, ...] | None = pyramid.__dict__.get("placements")
+    if cached is None:
+        stage = pyramid.stage
+        if stage == 1 and not pyramid.blocks[0]:
+            cached = tuple(Placement(1, 0, 0, d) for d in DIRECTIONS)
+        else:
+            cached = tuple(_pair_placements(stage, placement_pairs(pyramid)))
+        pyramid.__dict__["placements"] = cached
+    return list(cached)
 
 
 def has_room(pyramid: Pyramid) -> bool:
