@@ -75,6 +75,26 @@ def test_random_removals_keep_the_quarry_invariants(players: int, runs: int) -> 
             q = q.remove(pick)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_availability_of_any_camera_quarry_follows_the_rule(players: int) -> None:
+    """Quarries in shapes no game reaches (floating dice, holes) are still judged by the >= 3 faces rule,
+    both from scratch and after a removal."""
+    rng = random.Random(10 + players)
+    geo = geometry(1 if players == 2 else 2)
+    full = Quarry.full(players).dice
+    for _ in range(300):
+        dice = {p: d for p, d in full.items() if rng.random() < 0.6}
+        q = Quarry.from_layout(players, dice)
+        expected = [p for p in geo.positions if p in dice and _naive_visible(set(dice), p) >= 3]
+        assert q.available() == expected
+        assert all(q.visible_faces(p) == _naive_visible(set(dice), p) for p in dice)
+        if expected:
+            pick = rng.choice(expected)
+            rest = set(dice) - {pick}
+            after = [p for p in geo.positions if p in rest and _naive_visible(rest, p) >= 3]
+            assert q.remove(pick).available() == after
+
+
 def test_taking_an_unavailable_die_names_the_position_and_reason() -> None:
     q = Quarry.full(2)
     with pytest.raises(IllegalActionError, match=r"q0,0,0: only 2 visible faces"):

@@ -12,9 +12,11 @@ raising, and :meth:`PyradiceGame.apply` refuses to play on from a defective stat
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
@@ -22,7 +24,15 @@ from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.cards import CARDS, find_card
 from engine.pyradice.objectives import TOKEN_POINTS, TOKENS, objective_met, outlook
-from engine.pyradice.quarry import COLOURS, DICE_PER_COLOUR, Position, Quarry, boxes_for, position_text
+from engine.pyradice.quarry import (
+    COLOURS,
+    DICE_PER_COLOUR,
+    Position,
+    Quarry,
+    boxes_for,
+    position_text,
+    shared_die,
+)
 from engine.pyradice.skills import SKILLS, apply_use, legal_uses, usable_codes
 from engine.pyradice.state import (
     PASS,
@@ -80,9 +90,18 @@ def _defects(state: PyradiceState) -> tuple[str, ...]:
     return found
 
 
-def _mark_valid(state: PyradiceState) -> PyradiceState:
-    state.__dict__["_defects"] = ()
-    return state
+#: Statuses of valid running games by (mover, phase text): shared objects (Status is frozen), since
+#: ``status`` is asked before every step of every game and only the mover and the phase vary. Keyed
+#: by the phase's text because hashing an Enum member runs Python code.
+_RUNNING: dict[tuple[str | None, str], Status] = {}
+
+
+def _running(to_move: str | None, phase: Phase) -> Status:
+    awaiting = "chance" if phase is _ROLL_OFF or phase is _ROLL else "decision"
+    status = Status(to_move, phase.value, awaiting, False, (), ())
+    if len(_RUNNING) < 1024:  # bounded: player names come from outside
+        _RUNNING[(to_move, phase.value)] = status
+    return status
 
 
 def setup(
@@ -165,16 +184,19 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- legality -----------------------------------------------------------------------------
     def legal_actions(self, state: PyradiceState) -> list[Action]:
-        if _defects(state):
+        defects = state.__dict__.get("_defects")  # inline of _defects(): this runs before every decision
+        if defects is None:
+            defects = _defects(state)
+        if defects:
             return []
         phase = state.phase
         if phase is _TAKE:
-            out: list[Action] = [TAKES.get(p) or take(p) for p in state.quarry.available()]
-            if state.mover.reserve is not None:
+            out: list[Action] = list(map(TAKES.__getitem__, state.quarry.available()))  # all positions interned
+            if state.players[state.turn].reserve is not None:
                 out.append(USE_RESERVE)
             return out
         if phase is _PLACE:
-            return [PLACES[s] for s in pyr.legal_slots(state.mover.pyramid)]
+            return list(map(PLACES.__getitem__, _open_slots(state.players[state.turn])))
         if phase is _SKILL:
             return [*self._skill_uses(state), PASS]
         return []
@@ -182,25 +204,24 @@ class PyradiceGame(Game[PyradiceState, Action]):
     def _skill_uses(self, state: PyradiceState) -> list[Skill]:
         placed = state.placed
         assert placed is not None
-        me = state.mover
+        me = state.players[state.turn]
         uses: list[Skill] = []
+        filled = _filled_slots(me)
         for code in usable_codes(state.board.skills, placed[0]):
-            uses.extend(legal_uses(code, me.pyramid, placed, me.reserve, state.quarry))
+            uses.extend(legal_uses(code, me.pyramid, placed, me.reserve, state.quarry, filled))
         return uses
 
-    def _has_skill_use(self, state: PyradiceState) -> bool:
+    def _has_skill_use(self, state: PyradiceState, level: int, reserve: Die | None) -> bool:
         # Cheaper than listing: every skill but B3 has targets (a die on level >= 2 has two dice under it),
         # and the quarry never runs out of available dice (RULES.md 1.2 invariant, PY8 supply).
-        placed = state.placed
-        assert placed is not None
-        for code in usable_codes(state.board.skills, placed[0]):
-            if code != "B3" or (state.mover.reserve is None and state.quarry.available()):
+        for code in usable_codes(state.board.skills, level):
+            if code != "B3" or (reserve is None and state.quarry._available_mask):
                 return True
         return False
 
     def legal_slots(self, state: PyradiceState) -> list[pyr.Slot]:
         """Where the die in hand (or, before taking, a die) may go in the mover's pyramid."""
-        return pyr.legal_slots(state.mover.pyramid)
+        return list(_open_slots(state.mover))
 
     # --- applying actions ---------------------------------------------------------------------
     def apply(self, state: PyradiceState, action: Action) -> PyradiceState:
@@ -212,29 +233,26 @@ class PyradiceGame(Game[PyradiceState, Action]):
         phase = state.phase
         if phase is _OVER:
             raise IllegalActionError(f"{action} is not possible: the game is over")
-        if isinstance(action, RollOff):
-            new = self._roll_off(state, action)
-        elif isinstance(action, Roll):
-            new = self._roll(state, action)
-        elif phase is _ROLL_OFF or phase is _ROLL:
+        # One dictionary look-up instead of a chain of isinstance tests (this runs for every step);
+        # subclasses of the action types fall back to the isinstance test.
+        step = _STEPS.get(type(action))
+        if step is None:
+            step = next((s for kind, s in _STEPS.items() if isinstance(action, kind)), None)
+        if (phase is _ROLL_OFF or phase is _ROLL) and step not in _CHANCE_STEPS:
             raise IllegalActionError(f"{action} is not possible: a {phase.value} is awaited")
-        elif isinstance(action, Take | UseReserve):
-            new = self._take(state, action)
-        elif isinstance(action, Place):
-            new = self._place(state, action)
-        elif isinstance(action, Skill | Pass):
-            new = self._skill(state, action)
-        else:
+        if step is None:
             raise InvalidActionError(f"{action!r} is not a Pyradice action")
-        return _mark_valid(new)
+        return step(self, state, action)
 
-    def _with(self, state: PyradiceState, **changes: object) -> PyradiceState:
-        # The hot path of every action: copy the fields without re-running the frozen __init__.
-        new = object.__new__(PyradiceState)
-        fields = new.__dict__
-        fields.update(state.__dict__)
+    def _with(self, state: PyradiceState, changes: dict[str, object]) -> PyradiceState:
+        # The hot path of every action: copy the fields without re-running the frozen __init__. Only
+        # ``apply`` calls this, on a valid state and with changes the rules allow, so the new state is
+        # valid by construction and is marked so (its defect check is never run).
+        fields = state.__dict__.copy()
         fields.update(changes)
-        fields.pop("_defects", None)
+        fields["_defects"] = ()
+        new = object.__new__(PyradiceState)
+        object.__setattr__(new, "__dict__", fields)  # a whole new __dict__ is cheaper than filling one
         return new
 
     def _roll_off(self, state: PyradiceState, action: RollOff) -> PyradiceState:
@@ -250,19 +268,20 @@ class PyradiceGame(Game[PyradiceState, Action]):
         top = max(values)
         best = tuple(seat for seat, v in zip(state.rolling, values, strict=True) if v == top)
         if len(best) == 1:
-            return self._with(state, phase=_TAKE, turn=best[0], first=best[0], rolling=())
+            return self._with(state, {"phase": _TAKE, "turn": best[0], "first": best[0], "rolling": ()})
         again = best if state.options.get("first_tie", "reroll_tied") == "reroll_tied" else state.rolling
-        return self._with(state, rolling=again)
+        return self._with(state, {"rolling": again})
 
     def _take(self, state: PyradiceState, action: Take | UseReserve) -> PyradiceState:
         if state.phase is not _TAKE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
-        me = state.mover
+        me = state.players[state.turn]
         if isinstance(action, UseReserve):
             if me.reserve is None:
                 raise IllegalActionError(f"{me.name} has no reserve die to use")
-            players = _replace_player(state.players, state.turn, _player(me.name, me.pyramid, None))
-            return self._with(state, players=players, phase=_PLACE, hand=me.reserve)
+            player = _player(me.name, me.pyramid, None, _open_slots(me), _filled_slots(me))
+            players = _replace_player(state.players, state.turn, player)
+            return self._with(state, {"players": players, "phase": _PLACE, "hand": me.reserve})
         pos = action.position
         die = state.quarry.dice.get(pos)
         try:
@@ -271,30 +290,43 @@ class PyradiceGame(Game[PyradiceState, Action]):
             raise IllegalActionError(
                 f"{exc}; {legal_hint(take(p) for p in state.quarry.available())}"
             ) from None
-        return self._with(state, quarry=quarry, phase=_PLACE, hand=die)
+        return self._with(state, {"quarry": quarry, "phase": _PLACE, "hand": die})
 
     def _place(self, state: PyradiceState, action: Place) -> PyradiceState:
         if state.phase is not _PLACE:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
-        me = state.mover
-        problem = pyr.slot_problem(me.pyramid, action.slot)
-        if problem:
-            hint = legal_hint(place(s) for s in pyr.legal_slots(me.pyramid))
-            raise IllegalActionError(f"cannot place {state.hand} on {action.slot!r}: {problem}; {hint}")
+        me = state.players[state.turn]
+        slot = action.slot
+        open_slots = _open_slots(me)
+        if slot not in open_slots:
+            problem = pyr.slot_problem(me.pyramid, slot)
+            hint = legal_hint(place(s) for s in open_slots)
+            raise IllegalActionError(f"cannot place {state.hand} on {slot!r}: {problem}; {hint}")
         assert state.hand is not None
         pyramid = dict(me.pyramid)
-        pyramid[action.slot] = state.hand
-        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve))
-        new = self._with(state, players=players, phase=_SKILL, hand=None, placed=action.slot)
-        if action.slot[0] >= 2 and self._has_skill_use(new):
-            return new
-        return self._end_turn(new)
+        pyramid[slot] = state.hand
+        # The open slots change only here: the slot is filled, and the slots resting on it open when
+        # their other support is filled too. Tuples sort as (level, index), which is the SLOTS order.
+        now_open = list(open_slots)
+        now_open.remove(slot)
+        for above in pyr.RESTING_ON[slot]:
+            left, right = pyr.SUPPORTS[above]
+            if left in pyramid and right in pyramid:
+                now_open.append(above)
+                now_open.sort()
+        filled = _filled_slots(me)
+        at = bisect.bisect(filled, slot)  # tuples order as SLOTS do
+        player = _player(me.name, pyramid, me.reserve, tuple(now_open), (*filled[:at], slot, *filled[at:]))
+        players = _replace_player(state.players, state.turn, player)
+        if slot[0] >= 2 and self._has_skill_use(state, slot[0], me.reserve):
+            return self._with(state, {"players": players, "phase": _SKILL, "hand": None, "placed": slot})
+        return self._end_turn(state, {"players": players, "hand": None})
 
     def _skill(self, state: PyradiceState, action: Skill | Pass) -> PyradiceState:
         if state.phase is not _SKILL:
             raise IllegalActionError(f"{action} is not possible now: {state.mover.name} must {state.phase.value}")
         if isinstance(action, Pass):
-            return self._end_turn(state)
+            return self._end_turn(state, {})
         placed = state.placed
         assert placed is not None
         codes = usable_codes(state.board.skills, placed[0])
@@ -305,13 +337,14 @@ class PyradiceGame(Game[PyradiceState, Action]):
                 f"skill {action.code} is not usable: the die went to level {placed[0]}, whose skill allows "
                 f"{' or '.join(codes)}"
             )
-        me = state.mover
+        me = state.players[state.turn]
         effect = apply_use(action, me.pyramid, placed, me.reserve, state.quarry)
-        players = _replace_player(state.players, state.turn, _player(me.name, effect.pyramid, effect.reserve))
-        new = self._with(state, players=players, quarry=effect.quarry)
+        player = _player(me.name, effect.pyramid, effect.reserve, _open_slots(me), _filled_slots(me))  # same shape
+        players = _replace_player(state.players, state.turn, player)
         if effect.pending is not None:
-            return self._with(new, phase=_ROLL, pending=effect.pending)
-        return self._end_turn(new)
+            changes = {"players": players, "quarry": effect.quarry, "phase": _ROLL, "pending": effect.pending}
+            return self._with(state, changes)
+        return self._end_turn(state, {"players": players, "quarry": effect.quarry})
 
     def _roll(self, state: PyradiceState, action: Roll) -> PyradiceState:
         if state.phase is not _ROLL:
@@ -319,19 +352,28 @@ class PyradiceGame(Game[PyradiceState, Action]):
         v = action.value
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
             raise InvalidActionError(f"{action}: {v!r} is not a face 1..6")
-        me = state.mover
+        me = state.players[state.turn]
         assert state.pending is not None
         pyramid = dict(me.pyramid)
-        pyramid[state.pending] = Die(v, pyramid[state.pending].colour)
-        players = _replace_player(state.players, state.turn, _player(me.name, pyramid, me.reserve))
-        return self._end_turn(self._with(state, players=players, pending=None))
+        pyramid[state.pending] = shared_die(v, pyramid[state.pending].colour)
+        player = _player(me.name, pyramid, me.reserve, _open_slots(me), _filled_slots(me))  # same shape
+        players = _replace_player(state.players, state.turn, player)
+        return self._end_turn(state, {"players": players})
 
-    def _end_turn(self, state: PyradiceState) -> PyradiceState:
-        n = len(state.players)
+    def _end_turn(self, state: PyradiceState, changes: dict[str, object]) -> PyradiceState:
+        """``state`` with ``changes`` (the turn's last step) and the turn passed on: one new state.
+
+        Changes go as a dict rather than keyword arguments: this runs at the end of every turn, and a
+        dict literal is cheaper than packing keywords twice."""
+        players = changes.get("players", state.players)
+        assert isinstance(players, tuple)
+        n = len(players)
         nxt = (state.turn + 1) % n
-        if nxt == state.first and len(state.players[state.turn].pyramid) >= pyr.FULL:
-            return self._with(state, phase=_OVER, placed=None, pending=None)
-        return self._with(state, phase=_TAKE, turn=nxt, placed=None, pending=None)
+        if nxt == state.first and len(players[state.turn].pyramid) >= pyr.FULL:
+            changes.update(phase=_OVER, placed=None, pending=None)
+        else:
+            changes.update(phase=_TAKE, turn=nxt, placed=None, pending=None)
+        return self._with(state, changes)
 
     # --- chance -------------------------------------------------------------------------------
     def random_chance(self, state: PyradiceState, rng: random.Random) -> Action:
@@ -373,7 +415,9 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     # --- status and consistency ---------------------------------------------------------------
     def status(self, state: PyradiceState) -> Status:
-        defects = _defects(state)
+        defects = state.__dict__.get("_defects")  # inline of _defects(): this runs before every step
+        if defects is None:
+            defects = _defects(state)
         phase = state.phase
         if phase is _OVER:
             winners = () if defects else self.winners(state)
@@ -381,6 +425,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         to_move = state.players[state.turn].name if 0 <= state.turn < len(state.players) else None
         if phase is _ROLL_OFF:
             to_move = None
+        if not defects:
+            return _RUNNING.get((to_move, phase._value_)) or _running(to_move, phase)
         awaiting = "chance" if phase in (_ROLL_OFF, _ROLL) else "decision"
         return Status(to_move, _PHASE_TEXT[phase], awaiting, False, (), defects)
 
@@ -477,12 +523,51 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
 _GAME = PyradiceGame()
 
+#: The step each action type makes (see ``apply``); only the chance steps may answer a roll awaited.
+_STEPS: dict[type, Callable[[PyradiceGame, PyradiceState, Any], PyradiceState]] = {
+    Take: PyradiceGame._take,
+    UseReserve: PyradiceGame._take,
+    Place: PyradiceGame._place,
+    Skill: PyradiceGame._skill,
+    Pass: PyradiceGame._skill,
+    RollOff: PyradiceGame._roll_off,
+    Roll: PyradiceGame._roll,
+}
+_CHANCE_STEPS = (PyradiceGame._roll_off, PyradiceGame._roll)
 
-def _player(name: str, pyramid: dict[pyr.Slot, Die], reserve: Die | None) -> PlayerState:
-    # Hot path: build without re-running the frozen __init__ (the fields are known to be right).
+
+def _player(
+    name: str,
+    pyramid: dict[pyr.Slot, Die],
+    reserve: Die | None,
+    open_slots: tuple[pyr.Slot, ...],
+    filled: tuple[pyr.Slot, ...],
+) -> PlayerState:
+    # Hot path: build without re-running the frozen __init__ (the fields are known to be right), with
+    # the pyramid's open and filled slots already known (see _open_slots and _filled_slots).
     new = object.__new__(PlayerState)
-    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve)
+    new.__dict__.update(name=name, pyramid=pyramid, reserve=reserve, _open=open_slots, _filled=filled)
     return new
+
+
+def _filled_slots(player: PlayerState) -> tuple[pyr.Slot, ...]:
+    """The slots of ``player``'s pyramid that hold a die, in SLOTS order; cached like _open_slots."""
+    found: tuple[pyr.Slot, ...] | None = player.__dict__.get("_filled")
+    if found is None:
+        found = player.__dict__["_filled"] = tuple(s for s in pyr.SLOTS if s in player.pyramid)
+    return found
+
+
+def _open_slots(player: PlayerState) -> tuple[pyr.Slot, ...]:
+    """Where a die may go in ``player``'s pyramid (pyramid.legal_slots), cached on the player object.
+
+    Players made by ``apply`` carry it, updated incrementally when a die is placed (see _place); a player
+    read from JSON or the camera gets it computed once here.
+    """
+    found: tuple[pyr.Slot, ...] | None = player.__dict__.get("_open")
+    if found is None:
+        found = player.__dict__["_open"] = tuple(pyr.legal_slots(player.pyramid))
+    return found
 
 
 def _replace_player(players: tuple[PlayerState, ...], seat: int, player: PlayerState) -> tuple[PlayerState, ...]:

@@ -17,6 +17,8 @@ SLOTS: tuple[Slot, ...] = tuple((k, i) for k in LEVELS for i in range(7 - k))
 SLOT_SET: frozenset[Slot] = frozenset(SLOTS)
 FULL = len(SLOTS)  # 21
 SUPPORTS: dict[Slot, tuple[Slot, ...]] = {(k, i): ((k - 1, i), (k - 1, i + 1)) if k > 1 else () for k, i in SLOTS}
+#: The slots that rest on a slot (at most two): the ones a die placed there can open.
+RESTING_ON: dict[Slot, tuple[Slot, ...]] = {s: tuple(t for t in SLOTS if s in SUPPORTS[t]) for s in SLOTS}
 
 
 def _neighbours(slot: Slot) -> tuple[Slot, ...]:

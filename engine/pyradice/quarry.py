@@ -23,6 +23,8 @@ from engine.dice import PALETTES, Die
 from engine.errors import IllegalActionError, InvalidActionError
 
 Position = tuple[int, int, int]
+#: A position's availability facts as bit masks: (bit, side neighbours, covers, most visible faces).
+Faces = tuple[int, int, int, int]
 
 COLOURS: tuple[str, ...] = PALETTES["pyradice"]
 DICE_PER_COLOUR = 12  # per box
@@ -31,6 +33,21 @@ LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
     1: ((4, 6), (3, 5), (2, 4)),
     2: ((4, 11), (3, 10), (2, 9)),
 }
+
+
+_DICE: dict[tuple[int, str | None], Die] = {}
+
+
+def shared_die(value: int, colour: str | None) -> Die:
+    """The die showing ``value`` (a face 1..6) in ``colour``: one shared object per face and colour.
+
+    Dice are immutable values, and a new ``Die`` checks its face again, which is a noticeable part of
+    setting up a quarry and of every skill use.
+    """
+    die = _DICE.get((value, colour))
+    if die is None:
+        die = _DICE[(value, colour)] = Die(value, colour)
+    return die
 
 
 def boxes_for(players: int) -> int:
@@ -46,7 +63,12 @@ def position_text(pos: Position) -> str:
 
 @dataclass(frozen=True)
 class Geometry:
-    """The fixed shape of one quarry side, precomputed once: positions, supports, covers, neighbours."""
+    """The fixed shape of one quarry side, precomputed once: positions, supports, covers, neighbours.
+
+    Besides the position tables it holds the same facts as bit masks over ``order`` (bit i stands for
+    ``positions[i]``), so that availability is a few integer operations on the mask of filled positions
+    instead of a walk over neighbours (the hot path of every random game).
+    """
 
     boxes: int
     positions: tuple[Position, ...]
@@ -55,6 +77,12 @@ class Geometry:
     sides: Mapping[Position, tuple[Position, ...]]  # orthogonal neighbours in the same layer
     edges: Mapping[Position, int]  # sides at the board edge (always visible)
     order: Mapping[Position, int]  # index in ``positions``
+    #: position -> (its bit, mask of its side neighbours, mask of the dice that would cover it, visible
+    #: faces when every neighbour and cover is present: the edge sides plus the top).
+    faces: Mapping[Position, Faces]
+    #: position -> the positions whose visible faces change when a die there is removed (its side
+    #: neighbours and the dice under it), each with its ``faces``.
+    freed: Mapping[Position, tuple[tuple[Position, Faces], ...]]
 
     def contains(self, pos: object) -> bool:
         return pos in self.supports
@@ -85,7 +113,28 @@ def geometry(boxes: int) -> Geometry:
         sides[(layer, r, c)] = tuple(p for p in around if p in present)
         edges[(layer, r, c)] = sum(p not in present for p in around)
     order = {p: i for i, p in enumerate(positions)}
-    return Geometry(boxes, tuple(positions), supports, covers, sides, edges, order)
+
+    def mask(ps: Iterable[Position]) -> int:
+        return sum(1 << order[p] for p in ps)
+
+    faces = {p: (1 << order[p], mask(sides[p]), mask(covers[p]), edges[p] + 1) for p in positions}
+    freed = {p: tuple((q, faces[q]) for q in sides[p] + supports[p]) for p in positions}
+    return Geometry(boxes, tuple(positions), supports, covers, sides, edges, order, faces, freed)
+
+
+def _available_in(filled: int, faces: Faces) -> bool:
+    """The rule itself: a die is available when at least 3 of its 5 counting faces are visible.
+
+    ``filled`` is the mask of filled positions. Visible faces: the edge sides, each side whose
+    neighbour is missing, and the top unless any die of the layer above rests on it. This is the
+    definition, not the equivalent "uncovered with two free sides", so that a quarry read from the
+    camera in an impossible shape is still judged by the rule.
+    """
+    bit, side_mask, cover_mask, most = faces
+    if not filled & bit:
+        return False
+    visible = most + (side_mask & ~filled).bit_count() - (1 if filled & cover_mask else 0)
+    return visible >= 3
 
 
 @dataclass(frozen=True)
@@ -125,7 +174,7 @@ class Quarry:
         pool = [colour for colour in COLOURS for _ in range(DICE_PER_COLOUR * boxes)]
         rng.shuffle(pool)
         size = len(geometry(boxes).positions)
-        return cls.full(players, [Die(rng.randint(1, 6), colour) for colour in pool[:size]])
+        return cls.full(players, [shared_die(rng.randint(1, 6), colour) for colour in pool[:size]])
 
     @classmethod
     def from_layout(cls, players: int, dice: Mapping[Position, Die]) -> Quarry:
@@ -149,32 +198,33 @@ class Quarry:
         top = 0 if any(p in self.dice for p in geo.covers[pos]) else 1
         return top + geo.edges[pos] + sum(p not in self.dice for p in geo.sides[pos])
 
-    def _is_available(self, pos: Position, geo: Geometry) -> bool:
-        # The definition itself (>= 3 visible faces), not the equivalent "uncovered and 2 free sides",
-        # so that a quarry read from the camera in an impossible shape is still judged by the rule.
-        dice = self.dice
-        if pos not in dice:
-            return False
-        visible = geo.edges[pos]
-        for p in geo.sides[pos]:
-            if p not in dice:
-                visible += 1
-        for p in geo.covers[pos]:
-            if p in dice:
-                return visible >= 3
-        return visible >= 2
+    @cached_property
+    def _filled(self) -> int:
+        """The mask of filled positions on the board (see :class:`Geometry`)."""
+        order = self.geometry.order
+        return sum(1 << order[p] for p in self.dice if p in order)
+
+    @cached_property
+    def _available_mask(self) -> int:
+        """The mask of available positions; :meth:`remove` hands it on updated instead of recomputing."""
+        filled = self._filled
+        faces = self.geometry.faces
+        return sum(faces[p][0] for p in self.geometry.positions if _available_in(filled, faces[p]))
 
     @cached_property
     def _available(self) -> tuple[Position, ...]:
-        geo = self.geometry
-        return tuple(p for p in geo.positions if self._is_available(p, geo))
+        """The available positions in position order (``remove`` hands it on updated)."""
+        mask = self._available_mask
+        faces = self.geometry.faces
+        return tuple(p for p in self.geometry.positions if mask & faces[p][0])
 
     def available(self) -> list[Position]:
         """Positions of the available dice, in position order."""
         return list(self._available)
 
     def is_available(self, pos: Position) -> bool:
-        return pos in self._available
+        faces = self.geometry.faces.get(pos)
+        return faces is not None and bool(self._available_mask & faces[0])
 
     def __len__(self) -> int:
         return len(self.dice)
@@ -190,37 +240,59 @@ class Quarry:
             f"a die needs 3 to be available"
         )
 
-    def _derived(self, dice: dict[Position, Die], available: tuple[Position, ...]) -> Quarry:
-        # Build without re-running __init__ (hot path): same boxes, new dice, known availability.
+    def _derived(
+        self, dice: dict[Position, Die], filled: int, mask: int, available: tuple[Position, ...]
+    ) -> Quarry:
+        # Build without re-running __init__ (hot path): same boxes, new dice, known masks and listing.
         new = object.__new__(Quarry)
-        new.__dict__.update(boxes=self.boxes, dice=dice, geometry=self.geometry, _available=available)
+        new.__dict__.update(
+            boxes=self.boxes,
+            dice=dice,
+            geometry=self.geometry,
+            _filled=filled,
+            _available_mask=mask,
+            _available=available,
+        )
         return new
 
     def remove(self, position: Position) -> Quarry:
         """The quarry after taking the available die at ``position`` (IllegalActionError otherwise)."""
-        avail = self._available
-        if position not in avail:
+        geo = self.geometry
+        faces = geo.faces.get(position)
+        if faces is None or not self._available_mask & faces[0]:
             raise self._problem(position, "take")
         dice = self.dice.copy()
         del dice[position]
-        # Removing a die only frees faces of its side neighbours and of the dice under it.
-        geo = self.geometry
-        new = self._derived(dice, ())
-        kept = [p for p in avail if p != position]
-        for p in geo.sides[position] + geo.supports[position]:
-            if p not in avail and new._is_available(p, geo):
-                kept.append(p)
-        kept.sort(key=geo.order.__getitem__)
-        new.__dict__["_available"] = tuple(kept)
-        return new
+        filled = self._filled & ~faces[0]
+        mask = self._available_mask & ~faces[0]
+        kept = list(self._available)
+        kept.remove(position)
+        # Removing a die only frees faces of its side neighbours and of the dice under it; a die that
+        # was available stays so (removing dice never hides a face).
+        grown = False
+        for q, (bit, side_mask, cover_mask, most) in geo.freed[position]:
+            # A die there but not yet available, then _available_in(filled, ...) written out (this loop
+            # runs on every take of every game).
+            if (
+                filled & bit
+                and not mask & bit
+                and most + (side_mask & ~filled).bit_count() - (1 if filled & cover_mask else 0) >= 3
+            ):
+                mask |= bit
+                kept.append(q)
+                grown = True
+        if grown:
+            kept.sort()  # (layer, row, col) tuples sort in position order
+        return self._derived(dice, filled, mask, tuple(kept))
 
     def replace(self, position: Position, die: Die) -> Quarry:
         """The quarry with the available die at ``position`` exchanged for ``die`` (skill A4)."""
-        if position not in self._available:
+        if not self.is_available(position):
             raise self._problem(position, "swap with")
         dice = self.dice.copy()
         dice[position] = die
-        return self._derived(dice, self._available)  # same shape, same availability
+        # same shape, same availability
+        return self._derived(dice, self._filled, self._available_mask, self._available)
 
     # --- consistency (for states read from the camera or JSON) ----------------------------------
     def defects(self) -> list[str]:

@@ -8,13 +8,13 @@ the face-up skill of any recess 2..5 with that skill's own limits. A2's outcome 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.pyradice.pyramid import SLOT_SET, SLOTS, Slot, slot_text
-from engine.pyradice.quarry import Position, Quarry, position_text
+from engine.pyradice.quarry import Position, Quarry, geometry, position_text, shared_die
 from engine.pyradice.state import Skill
 
 #: Every skill side, with the reference sheet's wording.
@@ -51,14 +51,23 @@ def usable_codes(skills: tuple[str, ...], level: int) -> tuple[str, ...]:
     return (code,)
 
 
-@dataclass(frozen=True)
-class Effect:
-    """What a skill use leaves behind: the new pyramid, reserve and quarry, and an A2 target still to roll."""
+class Effect(NamedTuple):
+    """What a skill use leaves behind: the new pyramid, reserve and quarry, and an A2 target still to roll.
+
+    A named tuple rather than a frozen dataclass: one is made per skill use, and a tuple is much cheaper
+    to build than a frozen dataclass that sets each field through ``object.__setattr__``.
+    """
 
     pyramid: dict[Slot, Die]
     reserve: Die | None
     quarry: Quarry
     pending: Slot | None = None
+
+
+#: Which of a use's fields (target, other, quarry, value) each skill takes.
+_TAKES: dict[str, tuple[bool, bool, bool, bool]] = {
+    code: (code != "B3", code == "A5", code in ("B3", "A4"), code in ("A2", "B2", "B4", "B5", "A6")) for code in SKILLS
+}
 
 
 # Interned uses: listing legal actions hands out the same objects every time, which keeps it cheap.
@@ -71,37 +80,42 @@ _STEP: dict[Slot, dict[int, tuple[Skill, ...]]] = {
 }
 _COPY: dict[Slot, dict[int, Skill]] = {t: {v: Skill("B5", t, value=v) for v in range(1, 7)} for t in SLOTS}
 _SWAP: dict[Slot, dict[Slot, Skill]] = {a: {b: Skill("A5", a, b) for b in SLOTS} for a in SLOTS}
-_RESERVE: dict[Position, Skill] = {}
-_SWAP_QUARRY: dict[Slot, dict[Position, Skill]] = {t: {} for t in SLOTS}
-
-
-def _reserve(p: Position) -> Skill:
-    use = _RESERVE.get(p)
-    if use is None:
-        use = _RESERVE[p] = Skill("B3", quarry=p)
-    return use
+# The quarry tables cover every position of both board sides, so that listing is a plain look-up
+# (mapped in C over the available positions) with no "create if missing" branch per use.
+_QUARRY_POSITIONS: tuple[Position, ...] = tuple(dict.fromkeys(geometry(1).positions + geometry(2).positions))
+_RESERVE: dict[Position, Skill] = {p: Skill("B3", quarry=p) for p in _QUARRY_POSITIONS}
+_SWAP_QUARRY: dict[Slot, dict[Position, Skill]] = {
+    t: {p: Skill("A4", t, quarry=p) for p in _QUARRY_POSITIONS} for t in SLOTS
+}
 
 
 def legal_uses(
-    code: str, pyramid: Mapping[Slot, Die], placed: Slot, reserve: Die | None, quarry: Quarry
+    code: str,
+    pyramid: Mapping[Slot, Die],
+    placed: Slot,
+    reserve: Die | None,
+    quarry: Quarry,
+    filled: Sequence[Slot] | None = None,
 ) -> list[Skill]:
-    """Every legal use of skill ``code`` (A2 uses leave the value to chance)."""
-    targets = [s for s in SLOTS if s in pyramid and s != placed]
+    """Every legal use of skill ``code`` (A2 uses leave the value to chance).
+
+    ``filled``: the pyramid's slots in SLOTS order, when the caller already knows them.
+
+    Listing runs before every skill step of every game, so the loops hand the look-ups to ``map`` (a
+    C loop) instead of list comprehensions.
+    """
+    targets = [s for s in SLOTS if s in pyramid] if filled is None else list(filled)
+    if placed in targets:
+        targets.remove(placed)
     if code in _PLAIN:
-        table = _PLAIN[code]
-        return [table[t] for t in targets]
+        return list(map(_PLAIN[code].__getitem__, targets))
     if code == "B3":
-        return [_reserve(p) for p in quarry.available()] if reserve is None else []
+        return list(map(_RESERVE.__getitem__, quarry.available())) if reserve is None else []
     out: list[Skill] = []
     if code == "A4":
         avail = quarry.available()
         for t in targets:
-            row = _SWAP_QUARRY[t]
-            for p in avail:
-                use = row.get(p)
-                if use is None:
-                    use = row[p] = Skill("A4", t, quarry=p)
-                out.append(use)
+            out.extend(map(_SWAP_QUARRY[t].__getitem__, avail))
         return out
     if code == "B4":
         for t in targets:
@@ -109,14 +123,12 @@ def legal_uses(
         return out
     if code == "A5":
         for n, a in enumerate(targets):
-            pairs = _SWAP[a]
-            out.extend([pairs[b] for b in targets[n + 1 :]])
+            out.extend(map(_SWAP[a].__getitem__, targets[n + 1 :]))
         return out
     if code == "B5":
         values = sorted({quarry.dice[p].value for p in quarry.available()})
         for t in targets:
-            row2 = _COPY[t]
-            out.extend([row2[v] for v in values])
+            out.extend(map(_COPY[t].__getitem__, values))
         return out
     if code == "A6":
         for t in targets:
@@ -152,17 +164,19 @@ def apply_use(
     target or quarry die does not qualify."""
     code = use.code
     pyr = dict(pyramid)
-    unused = [
-        name
-        for name, val, needed in (
-            ("target", use.target, code not in ("B3",)),
-            ("other", use.other, code == "A5"),
-            ("quarry", use.quarry, code in ("B3", "A4")),
-            ("value", use.value, code in ("A2", "B2", "B4", "B5", "A6")),
-        )
-        if val is not None and not needed
-    ]
-    if unused:
+    takes = _TAKES[code]
+    if (
+        (use.target is not None and not takes[0])
+        or (use.other is not None and not takes[1])
+        or (use.quarry is not None and not takes[2])
+        or (use.value is not None and not takes[3])
+    ):
+        fields = (use.target, use.other, use.quarry, use.value)
+        unused = [
+            name
+            for name, val, needed in zip(("target", "other", "quarry", "value"), fields, takes, strict=True)
+            if val is not None and not needed
+        ]
         raise InvalidActionError(f"skill {code} takes no {' or '.join(unused)}: {use}")
     if code == "B3":
         if use.quarry is None:
@@ -178,14 +192,14 @@ def apply_use(
     if code == "A2":
         if use.value is None:
             return Effect(pyr, reserve, quarry, pending=use.target)
-        pyr[use.target] = Die(_value(use), target.colour)
+        pyr[use.target] = shared_die(_value(use), target.colour)
     elif code == "B2":
         value = pyramid[placed].value
         if use.value is not None and use.value != value:
             raise IllegalActionError(f"skill B2 copies the placed die's value {value}, not {use.value}")
-        pyr[use.target] = Die(value, target.colour)
+        pyr[use.target] = shared_die(value, target.colour)
     elif code == "A3":
-        pyr[use.target] = Die(7 - target.value, target.colour)
+        pyr[use.target] = shared_die(7 - target.value, target.colour)
     elif code == "A4":
         if use.quarry is None:
             raise InvalidActionError("skill A4 needs a quarry die to swap with")
@@ -201,7 +215,7 @@ def apply_use(
                 f"skill B4 changes {slot_text(use.target)} ({target.value}) by 1, so to "
                 f"{' or '.join(str(v) for v in (target.value - 1, target.value + 1) if 1 <= v <= 6)}, not {value}"
             )
-        pyr[use.target] = Die(value, target.colour)
+        pyr[use.target] = shared_die(value, target.colour)
     elif code == "A5":
         other = _target(pyramid, placed, use.other, code)
         assert use.other is not None
@@ -217,9 +231,9 @@ def apply_use(
                 f"skill B5 copies a value from an available quarry die; none shows {value} "
                 f"(available values: {', '.join(map(str, seen)) or 'none'})"
             )
-        pyr[use.target] = Die(value, target.colour)
+        pyr[use.target] = shared_die(value, target.colour)
     elif code == "A6":
-        pyr[use.target] = Die(_value(use), target.colour)
+        pyr[use.target] = shared_die(_value(use), target.colour)
     else:  # pragma: no cover - check_skill and usable_codes keep B6 out
         raise InvalidActionError(f"skill {code} cannot be used directly")
     return Effect(pyr, reserve, quarry)

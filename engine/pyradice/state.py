@@ -14,7 +14,7 @@ from typing import Literal
 
 from engine.dice import Die
 from engine.pyradice.pyramid import SLOTS, Slot, slot_text
-from engine.pyradice.quarry import Position, Quarry, position_text
+from engine.pyradice.quarry import Position, Quarry, geometry, position_text
 
 
 class Phase(enum.Enum):
@@ -196,7 +196,8 @@ USE_RESERVE = UseReserve()
 
 
 # Interned actions: legal_actions hands out the same objects every time, which keeps listing cheap.
-TAKES: dict[Position, Take] = {}
+# Every position of both quarry sides is filled in up front, so listing takes is a plain look-up.
+TAKES: dict[Position, Take] = {p: Take(p) for boxes in (1, 2) for p in geometry(boxes).positions}
 PLACES: dict[Slot, Place] = {s: Place(s) for s in SLOTS}
 
 
