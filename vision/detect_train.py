@@ -445,6 +445,10 @@ def evaluate_all(models_dir: Path, shared: Path, threshold: float) -> dict[str, 
                           ("rune55", rune)):
         r = evaluate_detector(records, det)
         out[name] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "per_image"}
+        if name.startswith("byler"):  # box size aside: were the dice found in the right place?
+            r = evaluate_detector(records, det, centre=True)
+            out[name + "_centre"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()
+                                     if k != "per_image"}
     out["rendered"] = evaluate_rendered(det)
     return out
 

@@ -1,0 +1,27 @@
+"""`companion bench vision` and its YOLOv8n-sized reference."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from vision import bench, yolo_ref
+
+
+def test_bench_vision_prints_its_figures(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(yolo_ref, "onnx_path", lambda export_if_missing=True: None)
+    monkeypatch.setattr(bench, "median_ms", lambda fn, repeat: (fn(), 1.0)[1])
+    assert bench.run(argparse.Namespace(repeat=1)) == 0
+    out = capsys.readouterr().out
+    assert "one core" in out and "all cores" in out and "640x640" in out and "1280x960" in out
+    assert "peak memory" in out and "YOLOv8n-sized ONNX reference: not available" in out
+
+
+def test_the_reference_detector_is_yolov8n_sized() -> None:
+    torch = pytest.importorskip("torch")
+    model = yolo_ref.build()
+    assert 3_100_000 < yolo_ref.parameter_count() < 3_200_000  # YOLOv8n: 3.2 M parameters
+    with torch.no_grad():
+        out = model(torch.zeros(1, 3, 640, 640))
+    assert tuple(out.shape) == (1, 84, 8400)  # 4 box distances + 80 classes at 80x80 + 40x40 + 20x20 places

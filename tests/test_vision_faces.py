@@ -1,0 +1,176 @@
+"""Face reading (vision.faces): the model on rendered dice with known truth, the pip counter, the unsure rule,
+and the model card check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models import MODELS_DIR
+from vision.crop import CROP_SIZE, crop_die
+from vision.faces import (
+    PIP_CROP_SIZE,
+    PIP_LAYOUT,
+    FaceModel,
+    PipReading,
+    _fits_layout,
+    count_pips,
+    count_pips_batch,
+    decide,
+)
+from vision.modelcard import ModelCardError, check_model, load_model, read_card
+from vision.render import DieSpec, SceneStyle, render_scene
+from vision.types import DieCandidate
+
+
+@pytest.fixture(scope="module")
+def model() -> FaceModel:
+    return FaceModel()
+
+
+@pytest.fixture(scope="module")
+def rendered() -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[bool]]:
+    """Crops (model size and pip size) of 240 random rendered dice at their true pose, with truth."""
+    rng = np.random.default_rng(2024)
+    small: list[np.ndarray] = []
+    large: list[np.ndarray] = []
+    values: list[int] = []
+    cocked: list[bool] = []
+    while len(values) < 240:
+        image, truth = render_scene(rng, (360, 360), n_dice=(8, 14), side_range=(24, 60), cocked_fraction=0.05)
+        for die in truth:
+            candidate = DieCandidate(die.centre, die.side, die.angle, 1.0)
+            small.append(crop_die(image, candidate, CROP_SIZE))
+            large.append(crop_die(image, candidate, PIP_CROP_SIZE))
+            values.append(die.value)
+            cocked.append(die.cocked)
+    return small, large, values, cocked
+
+
+def test_model_reads_rendered_dice_it_never_saw(model: FaceModel, rendered: tuple) -> None:
+    small, _, values, cocked = rendered
+    probs = model.probabilities(np.stack(small))
+    read = np.array(model.values)[probs.argmax(axis=1)]
+    flat = ~np.array(cocked)
+    accuracy = float((read[flat] == np.array(values)[flat]).mean())
+    assert accuracy >= 0.97, accuracy
+    _, not_die = model.read(np.stack(small))
+    assert np.allclose(probs.sum(axis=1) + not_die, 1.0, atol=1e-5)
+    assert float(np.median(not_die)) < 0.01  # rendered dice are dice
+
+
+def test_no_rendered_die_is_read_wrong_without_being_unsure(model: FaceModel, rendered: tuple) -> None:
+    small, large, values, _ = rendered
+    probs = model.probabilities(np.stack(small))
+    pips = count_pips_batch(np.stack(large))
+    decisions = [decide(p, r, model.values) for p, r in zip(probs, pips, strict=True)]
+    wrong_sure = [i for i, (d, v) in enumerate(zip(decisions, values, strict=True)) if d.value != v and not d.unsure]
+    assert wrong_sure == []
+    assert sum(d.unsure for d in decisions) <= 0.25 * len(decisions)
+
+
+def test_pip_counter_is_right_when_it_speaks_and_speaks_often(rendered: tuple) -> None:
+    _, large, values, cocked = rendered
+    readings = count_pips_batch(np.stack(large))
+    flat = [(r, v) for r, v, c in zip(readings, values, cocked, strict=True) if not c]
+    spoken = [(r.count, v) for r, v in flat if r.count is not None]
+    assert len(spoken) >= 0.6 * len(flat)
+    assert sum(c != v for c, v in spoken) <= 0.02 * len(spoken)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_pip_counter_on_a_clean_die_of_each_face(value: int) -> None:
+    spec = DieSpec(value=value, centre=(60.0, 60.0), side=48.0, angle=20.0, body=(230, 230, 230), pips=(20, 20, 20))
+    style = SceneStyle(surface=(90, 120, 90), camera_height=50, blur=0.3, noise=1.0, jpeg_quality=95)
+    image, truth = render_scene(np.random.default_rng(value), (120, 120), dice=[spec], style=style)
+    die = truth[0]
+    reading = count_pips(crop_die(image, DieCandidate(die.centre, die.side, die.angle, 1.0), PIP_CROP_SIZE))
+    assert reading.count == value
+    assert not reading.cocked
+
+
+def test_pip_counter_abstains_on_a_blank_or_messy_face() -> None:
+    blank = np.full((PIP_CROP_SIZE, PIP_CROP_SIZE, 3), 200, np.uint8)
+    assert count_pips(blank).count is None
+    noisy = np.random.default_rng(0).integers(0, 255, (PIP_CROP_SIZE, PIP_CROP_SIZE, 3), dtype=np.uint8)
+    assert count_pips(noisy).count is None
+
+
+def test_a_clearly_oblong_top_face_is_flagged_cocked_and_a_square_one_is_not() -> None:
+    def face(height: int) -> np.ndarray:
+        crop = np.full((PIP_CROP_SIZE, PIP_CROP_SIZE, 3), 60, np.uint8)
+        top = (PIP_CROP_SIZE - height) // 2
+        cv2.rectangle(crop, (5, top), (42, top + height - 1), (230, 230, 230), -1)
+        for x in (16, 31):
+            cv2.circle(crop, (x, PIP_CROP_SIZE // 2), 3, (20, 20, 20), -1)
+        return crop
+
+    assert count_pips(face(20)).cocked  # a 38 x 20 px top face: the die leans steeply
+    square = count_pips(face(38))
+    assert not square.cocked
+
+
+@pytest.mark.parametrize("value", range(2, 7))
+def test_layouts_fit_themselves_turned_and_scaled_but_not_a_line(value: int) -> None:
+    pts = np.array(PIP_LAYOUT[value]) - 0.5
+    a = np.radians(33)
+    turned = pts @ np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) * 38 + 24
+    assert _fits_layout(turned, (24.0, 24.0), 38.0)
+    if value == 3:  # three pips not on a diagonal
+        wrong = np.array([[10.0, 10.0], [38.0, 10.0], [24.0, 38.0]])
+    else:  # that many pips in a row
+        wrong = np.column_stack([np.linspace(10, 38, value), np.full(value, 24.0)])
+    assert value == 2 or not _fits_layout(wrong, (24.0, 24.0), 38.0)
+
+
+def test_decide_marks_unsure_instead_of_guessing() -> None:
+    sure = np.array([0.0, 0.0, 0.98, 0.01, 0.01, 0.0])
+    agree = PipReading(3, False, None, 50.0, None)
+    silent = PipReading(None, False, None, 50.0, None)
+    assert decide(sure, agree).unsure is False
+    assert decide(sure, silent).unsure is False
+    assert decide(sure, PipReading(5, False, None, 50.0, None)).unsure is True
+    assert decide(sure, PipReading(3, True, None, 50.0, None)).unsure is True
+    low = np.array([0.0, 0.0, 0.6, 0.4, 0.0, 0.0])
+    decision = decide(low, agree)
+    assert decision.unsure and decision.value == 3 and decision.confidence == pytest.approx(0.6)
+
+
+def test_model_card_matches_the_model_and_is_small() -> None:
+    card, path = check_model("dice-face")
+    assert card.labels == ("1", "2", "3", "4", "5", "6", "none")
+    assert card.input_shape[1:] == (3, CROP_SIZE, CROP_SIZE)
+    assert path.stat().st_size < 1_000_000
+    assert "crop_die" in card.crop_rule
+    assert card.training["seed"] == 0
+    assert 0.9 < card.metrics["tune_fold_accuracy_box_crops"] <= 1.0
+    session, _ = load_model("dice-face")
+    assert session.get_inputs()[0].shape[1:] == [3, CROP_SIZE, CROP_SIZE]
+    assert (MODELS_DIR / "dice-face.md").is_file()
+
+
+def test_a_changed_model_file_is_refused(tmp_path: Path) -> None:
+    shutil.copy(MODELS_DIR / "dice-face.card.json", tmp_path)
+    data = bytearray((MODELS_DIR / "dice-face.onnx").read_bytes())
+    data[-1] ^= 0xFF
+    (tmp_path / "dice-face.onnx").write_bytes(bytes(data))
+    with pytest.raises(ModelCardError, match="sha256"):
+        FaceModel(models_dir=tmp_path)
+    (tmp_path / "dice-face.onnx").unlink()
+    with pytest.raises(ModelCardError, match="missing"):
+        FaceModel(models_dir=tmp_path)
+
+
+def test_a_card_with_another_input_size_is_refused(tmp_path: Path) -> None:
+    card = json.loads((MODELS_DIR / "dice-face.card.json").read_text())
+    card["input"]["shape"] = [-1, 3, 48, 48]
+    (tmp_path / "dice-face.card.json").write_text(json.dumps(card))
+    shutil.copy(MODELS_DIR / "dice-face.onnx", tmp_path)
+    with pytest.raises(ModelCardError, match="shape"):
+        FaceModel(models_dir=tmp_path)
+    assert read_card("dice-face", tmp_path).input_shape == (-1, 3, 48, 48)

@@ -1,0 +1,241 @@
+"""The die reader end to end (vision.recognize, vision.evaluate, the recognize and eval-dice commands):
+real photos, every kind of bad input, the JSON the command prints."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device.cli import main as companion
+from vision import recognize
+from vision.evaluate import evaluate, match, truth_candidates
+from vision.recognize import DiceRecognizer, FixedDetector, ImageError, annotate, load_image
+from vision.render import render_scene
+from vision.splits import read_manifest
+from vision.types import DieCandidate, DieReading
+
+PHOTOS = Path(__file__).resolve().parent / "data" / "photos"
+MANIFEST = PHOTOS / "manifest.jsonl"
+HAVE_DETECTOR = importlib.util.find_spec("vision.detect") is not None
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceRecognizer:
+    return DiceRecognizer(detector=FixedDetector())
+
+
+@pytest.fixture
+def truth_detector(monkeypatch: pytest.MonkeyPatch) -> FixedDetector:
+    """The commands' default detector replaced by one returning whatever the test puts in it."""
+    fixed = FixedDetector()
+    monkeypatch.setattr(recognize, "default_detector", lambda threads=1: fixed)
+    return fixed
+
+
+def test_real_photos_every_die_right_or_unsure(reader: DiceRecognizer) -> None:
+    records = list(read_manifest(MANIFEST))
+    result = evaluate(records, reader, truth_boxes=True)
+    summary = result.summary()
+    assert summary["dice"] == 25 + 11 + 10 + 9
+    assert summary["detection_recall"] == 1.0 and summary["detection_precision"] == 1.0
+    assert summary["wrong_values_not_unsure"] == 0
+    assert summary["face_accuracy"] >= 0.95
+    assert summary["unsure_rate"] <= 0.2
+
+
+@pytest.mark.skipif(not HAVE_DETECTOR, reason="vision.detect is not in this build yet")
+def test_real_photos_with_the_detector() -> None:
+    # The whole reader on four real photos, as measured when the detector was merged (55 dice: all found, 2
+    # read wrong, 1 of them not marked unsure: a 5 read as 4 at p = 0.93). The issue's target is no wrong
+    # value without "unsure"; this is not met yet (docs/vision.md), so the test guards what is reached.
+    result = evaluate(list(read_manifest(MANIFEST)), DiceRecognizer()).summary()
+    assert result["detection_recall"] >= 0.95 and result["detection_precision"] >= 0.95
+    assert result["face_accuracy"] >= 0.95
+    assert result["wrong_values_not_unsure"] <= 1
+
+
+def test_grey_bgra_and_huge_images_are_read(reader: DiceRecognizer) -> None:
+    image, truth = render_scene(np.random.default_rng(8), (320, 240), n_dice=(5, 5), side_range=(40, 50))
+    candidates = [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
+    reader.detector = FixedDetector(candidates)
+    colour = reader.read(image)
+    assert len(colour) == 5
+    grey = reader.read(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+    assert len(grey) == 5 and all(r.colour in ("white", "gray", "black", "ivory") for r in grey)
+    assert len(reader.read(cv2.cvtColor(image, cv2.COLOR_BGR2BGRA))) == 5
+
+    class Shrunk:
+        """A detector that checks it got a shrunk image and answers in that image's pixels."""
+
+        seen: tuple[int, ...] = ()
+
+        def find(self, image_bgr: np.ndarray) -> list[DieCandidate]:
+            self.seen = image_bgr.shape
+            s = image_bgr.shape[1] / 320
+            return [DieCandidate((c.centre[0] * s, c.centre[1] * s), c.side * s, c.angle, 1.0) for c in candidates]
+
+    huge = cv2.resize(image, (320 * 16, 240 * 16), interpolation=cv2.INTER_LINEAR)  # 5120 x 3840
+    shrunk = Shrunk()
+    reader.detector = shrunk
+    readings = reader.read(huge)
+    assert max(shrunk.seen[:2]) <= 1600
+    assert len(readings) == 5
+    for r, c in zip(readings, candidates, strict=True):
+        assert r.centre == pytest.approx((c.centre[0] * 16, c.centre[1] * 16), abs=1)
+    assert [r.value for r in readings] == [r.value for r in colour] or any(r.unsure for r in readings + colour)
+
+
+@pytest.mark.parametrize("value", [0, 255, 128])
+def test_flat_frames_have_no_dice(reader: DiceRecognizer, value: int) -> None:
+    reader.detector = FixedDetector([DieCandidate((50.0, 50.0), 30.0, 0.0, 1.0)])
+    assert reader.read(np.full((480, 640, 3), value, np.uint8)) == []
+    assert reader.read(np.full((480, 640), value, np.uint8)) == []
+    assert reader.read(np.zeros((4, 4, 3), np.uint8)) == []
+
+
+def test_not_an_image_array_is_refused(reader: DiceRecognizer) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        reader.read(np.zeros((0, 0, 3), np.uint8))
+    with pytest.raises(ValueError, match="neither grey"):
+        reader.read(np.zeros((10, 10, 5), np.uint8))
+
+
+def bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    photo = (PHOTOS / "IMG_20191208_112933.jpg").read_bytes()
+    files = {
+        "missing": (tmp_path / "nothing.jpg", "no such file"),
+        "empty": (tmp_path / "empty.jpg", "empty"),
+        "truncated": (tmp_path / "cut.jpg", "truncated"),
+        "text": (tmp_path / "notes.jpg", "not an image"),
+        "folder": (tmp_path, "folder"),
+    }
+    files["empty"][0].write_bytes(b"")
+    files["truncated"][0].write_bytes(photo[: len(photo) // 2])
+    files["text"][0].write_text("these are not the pixels you are looking for\n")
+    return files
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "truncated", "text", "folder"])
+def test_unusable_files_are_clear_errors(tmp_path: Path, kind: str) -> None:
+    path, message = bad_files(tmp_path)[kind]
+    with pytest.raises(ImageError, match=message):
+        load_image(path)
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "truncated", "text", "folder"])
+def test_recognize_exits_2_with_one_line_for_unusable_files(
+    tmp_path: Path, kind: str, truth_detector: FixedDetector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, message = bad_files(tmp_path)[kind]
+    assert companion(["recognize", "--json", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_recognize_json_and_annotations(
+    tmp_path: Path, truth_detector: FixedDetector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = next(r for r in read_manifest(MANIFEST) if r["image"] == "IMG_20191208_112933.jpg")
+    truth_detector.candidates = truth_candidates(record, load_image(record["path"]))
+    out = tmp_path / "annotated"
+    assert companion(["recognize", "--json", "--annotate", str(out), record["path"]]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert (line["image"], line["width"], line["height"]) == (record["path"], 640, 640)
+    assert len(line["dice"]) == len(record["dice"])
+    for die in line["dice"]:
+        assert len(die["box"]) == 4 and die["box"][0] < die["box"][2] and die["box"][1] < die["box"][3]
+        assert die["value"] in range(1, 7) and isinstance(die["unsure"], bool)
+        assert 0 <= die["confidence"] <= 1 and isinstance(die["colour"], str)
+    drawn = cv2.imread(str(out / "IMG_20191208_112933.png"))
+    assert drawn is not None and drawn.shape == (640, 640, 3)
+    assert companion(["recognize", record["path"]]) == 0
+    assert "dice:" in capsys.readouterr().out
+
+
+def test_recognize_needs_images(truth_detector: FixedDetector, capsys: pytest.CaptureFixture[str]) -> None:
+    assert companion(["recognize"]) == 2
+    assert "IMAGE" in capsys.readouterr().err
+    assert companion(["recognize", "x.jpg", "--palette", "tartan"]) == 2
+    assert "tartan" in capsys.readouterr().err
+
+
+def test_eval_dice_writes_its_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "eval"
+    assert companion(["eval-dice", str(MANIFEST), "--truth-boxes", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "face accuracy" in printed and "confusion" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["dice"] == 55 and summary["split"] == "all"
+    with (out / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 55 and {r["status"] for r in rows} == {"matched"}
+    assert (out / "confusion.csv").read_text().startswith("truth\\read,1,2,3,4,5,6")
+    assert cv2.imread(str(out / "errors.png")) is not None
+
+
+def test_eval_dice_bad_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert companion(["eval-dice", str(tmp_path / "none.jsonl"), "--truth-boxes"]) == 2
+    assert "no such manifest" in capsys.readouterr().err
+    broken = tmp_path / "manifest.jsonl"
+    broken.write_text('{"image": "a.jpg", "dice": []}\nnot json\n')
+    assert companion(["eval-dice", str(broken), "--truth-boxes"]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_matching_is_one_to_one_by_overlap() -> None:
+    def reading(box: tuple[float, float, float, float]) -> DieReading:
+        centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        return DieReading(box=box, centre=centre, angle=0.0, value=1, colour="white", confidence=1.0)
+
+    truth = [(0.0, 0.0, 10.0, 10.0), (20.0, 0.0, 30.0, 10.0)]
+    readings = [reading((1.0, 0.0, 11.0, 10.0)), reading((0.0, 1.0, 10.0, 11.0)), reading((50.0, 50.0, 60.0, 60.0))]
+    pairs = match(readings, truth)
+    assert len(pairs) == 1 and pairs[0][0] == 0
+
+
+def test_annotate_draws_on_a_copy() -> None:
+    image = np.zeros((100, 100, 3), np.uint8)
+    r = DieReading(box=(20.0, 20.0, 60.0, 60.0), centre=(40.0, 40.0), angle=0.0, value=3, colour="red",
+                   confidence=0.5, unsure=True)  # fmt: skip
+    drawn = annotate(image, [r])
+    assert image.max() == 0 and drawn[:, :, 2].max() > 0  # unsure is drawn in red
+
+
+def test_black_and_white_frames_give_an_empty_result_not_an_error(
+    tmp_path: Path, truth_detector: FixedDetector, capsys: pytest.CaptureFixture[str]
+) -> None:
+    truth_detector.candidates = [DieCandidate((50.0, 50.0), 30.0, 0.0, 1.0)]
+    for name, value in (("black.png", 0), ("white.jpg", 255)):
+        cv2.imwrite(str(tmp_path / name), np.full((480, 640, 3), value, np.uint8))
+    assert companion(["recognize", "--json", str(tmp_path / "black.png"), str(tmp_path / "white.jpg")]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(line["width"], line["height"], line["dice"]) for line in lines] == [(640, 480, []), (640, 480, [])]
+
+
+def test_sixteen_bit_and_grey_files_load_as_bgr(tmp_path: Path) -> None:
+    deep = (np.arange(64 * 48, dtype=np.uint16).reshape(48, 64) * 20).astype(np.uint16)
+    cv2.imwrite(str(tmp_path / "deep.png"), deep)
+    image = load_image(tmp_path / "deep.png")
+    assert image.shape == (48, 64, 3) and image.dtype == np.uint8 and int(image.max()) == int(deep.max()) >> 8
+    cv2.imwrite(str(tmp_path / "grey.png"), np.full((10, 12), 77, np.uint8))
+    assert load_image(tmp_path / "grey.png").shape == (10, 12, 3)
+
+
+def test_the_reader_drops_what_is_not_a_die(reader: DiceRecognizer) -> None:
+    # Bare table and tray edge of a real photo, where no die lies, offered as candidates beside real dice.
+    record = next(r for r in read_manifest(MANIFEST) if r["image"] == "IMG_20191208_112332.jpg")
+    image = load_image(record["path"])
+    dice = truth_candidates(record, image)
+    empty = [DieCandidate((x, y), 38.0, 0.0, 0.5) for x, y in ((560.0, 60.0), (100.0, 500.0), (420.0, 480.0))]
+    reader.detector = FixedDetector(dice + empty)
+    readings = reader.read(image)
+    real = {c.centre for c in dice}
+    assert real <= {r.centre for r in readings}  # every die is kept
+    extra = [r for r in readings if r.centre not in real]
+    assert len(extra) <= 1 and all(r.unsure for r in extra)  # table is dropped, or at least never read as sure

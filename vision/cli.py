@@ -1,0 +1,158 @@
+"""The vision commands of ``companion``: ``recognize`` (read dice in image files, calibrate a palette) and
+``eval-dice`` (measure the reader against a labelled manifest)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from vision.colour import Lab, PaletteError, calibrate, load_palette, palette_names
+from vision.recognize import DiceRecognizer, ImageError, annotate, load_image
+
+
+def register(subparsers: Any) -> None:
+    palettes = "; ".join(f"{name}: {', '.join(colours)}" for name, colours in palette_names().items())
+    rec = subparsers.add_parser(
+        "recognize",
+        help="read the dice in image files",
+        description="Find every die in each image and read its face and colour. With --calibrate, measure a photo "
+        "of one die of each colour of --palette and write the calibrated palette to --out.",
+    )
+    rec.add_argument("images", nargs="*", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    rec.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    rec.add_argument("--annotate", type=Path, metavar="OUT_DIR", help="write each image with what was read drawn on it")
+    rec.add_argument(
+        "--palette", default="dice", metavar="NAME", help=f"colour names: a palette or a calibration file ({palettes})"
+    )
+    rec.add_argument("--calibrate", type=Path, metavar="IMAGE", help="photo of one die of each colour of --palette")
+    rec.add_argument("--out", type=Path, metavar="FILE", help="where --calibrate writes the palette (JSON)")
+    rec.add_argument("--threads", type=int, default=1, help="CPU threads for the models (default 1)")
+    rec.set_defaults(func=run_recognize)
+
+    ev = subparsers.add_parser(
+        "eval-dice",
+        help="measure the die reader against a labelled manifest",
+        description="Detection precision and recall, face accuracy on matched dice, confusion matrix, worst images, "
+        "and a contact sheet of every error, for the photos of a manifest (format of shared/data/dice-photos).",
+    )
+    ev.add_argument("manifest", type=Path, metavar="MANIFEST")
+    ev.add_argument(
+        "--split", choices=("val", "train", "all"), default="all", help="Byler split to use (default: all photos)"
+    )
+    ev.add_argument(
+        "--out", type=Path, metavar="DIR", help="write results.csv, confusion.csv, summary.json and errors.png there"
+    )
+    ev.add_argument("--truth-boxes", action="store_true", help="read the labelled boxes instead of detecting")
+    ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
+    ev.add_argument("--threads", type=int, default=1)
+    ev.set_defaults(func=run_eval)
+
+
+def run_recognize(args: argparse.Namespace) -> int:
+    if args.calibrate is not None:
+        return _calibrate(args)
+    if not args.images:
+        raise ValueError("give one or more IMAGE files (or --calibrate IMAGE)")
+    if args.threads < 1:
+        raise ValueError(f"--threads {args.threads} must be at least 1")
+    recognizer = DiceRecognizer(palette=args.palette, threads=args.threads)
+    if args.annotate is not None:
+        args.annotate.mkdir(parents=True, exist_ok=True)
+    for name in args.images:
+        image = load_image(name)
+        readings = recognizer.read(image)
+        h, w = image.shape[:2]
+        if args.json:
+            record = {"image": name, "width": w, "height": h, "dice": [r.to_json() for r in readings]}
+            print(json.dumps(record), flush=True)
+        else:
+            dice = ", ".join(f"{r.value}{'?' if r.unsure else ''} {r.colour}" for r in readings) or "no dice"
+            print(f"{name}: {len(readings)} dice: {dice}", flush=True)
+        if args.annotate is not None:
+            out = args.annotate / (Path(name).stem + ".png")
+            if not cv2.imwrite(str(out), annotate(image, readings)):
+                raise OSError(f"could not write {out}")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    if args.out is None:
+        raise ValueError("--calibrate needs --out FILE for the calibrated palette")
+    if args.images:
+        raise ValueError("--calibrate takes one photo and no other IMAGE")
+    base = load_palette(args.palette)
+    recognizer = DiceRecognizer(palette=base, threads=args.threads)
+    image = load_image(args.calibrate)
+    result = calibrate(measure_dice(recognizer, image), base)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    data = {**result.palette.to_json(), "image": str(args.calibrate)}
+    args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    for centre, lab, name in sorted(result.dice, key=lambda d: (d[0][0], d[0][1])):
+        print(f"die at ({centre[0]:.0f}, {centre[1]:.0f}): {name}  Lab {lab[0]:.1f} {lab[1]:.1f} {lab[2]:.1f}")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def measure_dice(recognizer: DiceRecognizer, image: Any) -> list[tuple[tuple[float, float], Lab]]:
+    """Centre and body Lab of every die the recogniser finds (for calibration)."""
+    image, found = recognizer.candidates(image)
+    readings = recognizer.read_candidates(image, found)
+    return [(r.centre, r.lab) for r in readings]
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate, format_summary, write_results
+    from vision.recognize import FixedDetector
+    from vision.splits import read_manifest, split_of
+
+    if not args.manifest.is_file():
+        raise ImageError(f"{args.manifest}: no such manifest")
+    records = list(read_manifest(args.manifest))
+    if args.split != "all":
+        records = [r for r in records if split_of(r["image"]) == args.split]
+    if not records:
+        raise ValueError(f"{args.manifest}: no photos in split {args.split!r}")
+    detector = FixedDetector() if args.truth_boxes else None
+    recognizer = DiceRecognizer(detector=detector, threads=args.threads)
+    done = [0]
+
+    def progress(image: str) -> None:
+        done[0] += 1
+        print(f"\r{done[0]}/{len(records)} {image}", end="", file=sys.stderr, flush=True)
+
+    evaluation = evaluate(records, recognizer, truth_boxes=args.truth_boxes, progress=progress)
+    print(file=sys.stderr)
+    extra = {
+        "manifest": str(args.manifest),
+        "split": args.split,
+        "detector": "labelled boxes" if args.truth_boxes else "vision.detect.DiceDetector",
+    }
+    summary = {**evaluation.summary(), **extra}
+    if args.out is not None:
+        write_results(evaluation, args.out, extra)
+        print(f"wrote results.csv, confusion.csv, summary.json and errors.png to {args.out}")
+    print(format_summary(summary))
+    if args.update_card:
+        _update_card(summary)
+    return 0
+
+
+def _update_card(summary: dict[str, Any]) -> None:
+    from models import MODELS_DIR
+
+    path = MODELS_DIR / "dice-face.card.json"
+    card = json.loads(path.read_text(encoding="utf-8"))
+    key = "eval_dice_truth_boxes" if summary["detector"] == "labelled boxes" else "eval_dice"
+    card.setdefault("metrics", {})[f"{key}_{summary['split']}"] = {
+        k: v for k, v in summary.items() if k not in ("worst_images", "manifest")
+    }
+    path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    print(f"stored the figures in {path}")
+
+
+__all__ = ["PaletteError", "register"]

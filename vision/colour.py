@@ -1,0 +1,206 @@
+"""Die colours: named palettes in CIELAB, measuring a die's body colour, and calibration from a photo.
+
+A palette maps colour names to reference CIELAB values (L 0..100, a and b about -128..127). The built-in
+palettes are the games' (:data:`engine.dice.PALETTES`: Pyradice white, gray, maroon, orange; Pyramido;
+Dice Treasure) plus ``dice``, a general palette of common die colours, all with nominal references. The
+light at a real table differs, so a palette can be calibrated: photograph one die of each colour of the
+palette, and :func:`calibrate` measures each and pairs dice with names by the closest overall match to
+the nominal references (so the dice may lie in any order). A calibration is a small JSON file.
+
+A die's colour is the median CIELAB of its top face without its pips (the pip mask comes from the pip
+counter) and without specular highlights. The reported name is the nearest reference; lightness counts
+half as much as hue in the distance, since lighting changes lightness most. A colour the palette does not
+know is still reported: its nearest name, the measured value and the distance, never dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.dice import PALETTES
+
+Lab = tuple[float, float, float]
+
+#: Nominal colours (sRGB as R, G, B) of die bodies by name, turned into CIELAB for the built-in palettes.
+NOMINAL_RGB: dict[str, tuple[int, int, int]] = {
+    "white": (236, 236, 232),
+    "ivory": (236, 228, 200),
+    "gray": (128, 128, 128),
+    "black": (36, 36, 38),
+    "red": (200, 30, 36),
+    "maroon": (120, 28, 40),
+    "orange": (240, 120, 30),
+    "yellow": (240, 210, 40),
+    "gold": (190, 150, 70),
+    "green": (40, 150, 70),
+    "blue": (30, 70, 170),
+    "purple": (100, 40, 120),
+}
+#: The general palette for dice of any colour (used when no game palette is given).
+DICE_PALETTE: tuple[str, ...] = (
+    "white", "ivory", "gray", "black", "red", "maroon", "orange", "yellow", "gold", "green", "blue", "purple",
+)  # fmt: skip
+#: Lightness counts this much relative to a and b in colour distances.
+LIGHTNESS_WEIGHT = 0.5
+
+
+class PaletteError(ValueError):
+    """An unknown palette, a bad calibration file, or a calibration photo that does not fit the palette."""
+
+
+def bgr_to_lab(bgr: Sequence[float]) -> Lab:
+    """CIELAB (L 0..100) of one 8-bit BGR colour."""
+    pixel = np.array([[bgr]], np.uint8)
+    lab = cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    return (lab[0] * 100.0 / 255.0, lab[1] - 128.0, lab[2] - 128.0)
+
+
+def distance(a: Sequence[float], b: Sequence[float]) -> float:
+    """Colour distance with lightness weighted by :data:`LIGHTNESS_WEIGHT` (CIE76 otherwise)."""
+    return math.sqrt(((a[0] - b[0]) * LIGHTNESS_WEIGHT) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Named reference colours in CIELAB. ``calibrated`` says they were measured, not nominal."""
+
+    name: str
+    colours: tuple[tuple[str, Lab], ...]
+    calibrated: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.colours)
+
+    def nearest(self, lab: Sequence[float]) -> tuple[str, float]:
+        """The closest colour's name and its distance."""
+        references = np.array([ref for _, ref in self.colours], np.float64)
+        delta = (references - np.asarray(lab, np.float64)) * [LIGHTNESS_WEIGHT, 1.0, 1.0]
+        distances = np.sqrt((delta**2).sum(axis=1))
+        best = int(np.argmin(distances))
+        return self.colours[best][0], float(distances[best])
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "palette": self.name,
+            "calibrated": self.calibrated,
+            "colours": {name: [round(v, 2) for v in lab] for name, lab in self.colours},
+        }
+
+
+def nominal_palette(name: str) -> Palette:
+    """A built-in palette (``dice`` or a game's) with nominal references."""
+    names = DICE_PALETTE if name == "dice" else PALETTES.get(name)
+    if names is None:
+        known = ", ".join(["dice", *PALETTES])
+        raise PaletteError(f"palette {name!r} is unknown (known: {known}; or give a calibration file)")
+    return Palette(name, tuple((n, bgr_to_lab(NOMINAL_RGB[n][::-1])) for n in names))
+
+
+def load_palette(spec: str) -> Palette:
+    """A palette by name, or from a calibration JSON file written by ``companion recognize --calibrate``."""
+    if not spec.endswith(".json") and "/" not in spec:
+        return nominal_palette(spec)
+    path = Path(spec)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PaletteError(f"calibration file {path} does not exist") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PaletteError(f"calibration file {path} is not valid JSON ({exc})") from None
+    try:
+        colours = tuple((str(n), _lab(v)) for n, v in dict(data["colours"]).items())
+        return Palette(str(data["palette"]), colours, bool(data.get("calibrated", True)))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PaletteError(f"calibration file {path} is not a palette ({exc})") from None
+
+
+def _lab(value: object) -> Lab:
+    if not isinstance(value, list | tuple) or len(value) != 3:
+        raise ValueError(f"colour {value!r} is not [L, a, b]")
+    return (float(value[0]), float(value[1]), float(value[2]))
+
+
+def measure_body(crop: np.ndarray, pip_mask: np.ndarray | None = None, span: float = 1.0 / 1.25) -> Lab:
+    """CIELAB of the top face of an upright BGR die crop (crop rule), without pips or highlights."""
+    return measure_body_lab(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB), pip_mask, span)
+
+
+def measure_body_lab(lab8: np.ndarray, pip_mask: np.ndarray | None = None, span: float = 1.0 / 1.25) -> Lab:
+    """As :func:`measure_body` on a crop already in 8-bit CIELAB (see :func:`measure_bodies`)."""
+    masks = None if pip_mask is None else pip_mask[None]
+    return measure_bodies(lab8[None], masks, span)[0]
+
+
+def measure_bodies(lab8: np.ndarray, pip_masks: np.ndarray | None = None, span: float = 1.0 / 1.25) -> list[Lab]:
+    """Body colours of (N, S, S, 3) upright crops in 8-bit CIELAB: the mean of each top face's pixels that are
+    not pips nor next to one (unless that leaves under 30% of the face) and not among its brightest tenth
+    (specular highlights), all dice at once."""
+    n, size = lab8.shape[:2]
+    if n == 0:
+        return []
+    c = (size - 1) / 2.0
+    half = size * span * 0.40
+    lo, hi = math.ceil(c - half), math.floor(c + half) + 1
+    face = lab8[:, lo:hi, lo:hi].reshape(n, -1, 3).astype(np.float32)
+    keep = np.ones(face.shape[:2], bool)
+    if pip_masks is not None:
+        stacked = pip_masks.astype(np.uint8).reshape(n * size, size)
+        grown = cv2.dilate(stacked, np.ones((3, 3), np.uint8)).reshape(n, size, size)[:, lo:hi, lo:hi]
+        body = grown.reshape(n, -1) == 0
+        enough = body.sum(axis=1) >= 0.3 * face.shape[1]
+        keep = np.where(enough[:, None], body, keep)
+    lightness = face[:, :, 0]
+    cut = np.partition(lightness, int(face.shape[1] * 0.9), axis=1)[:, int(face.shape[1] * 0.9)]
+    unlit = keep & (lightness < cut[:, None])
+    keep = np.where((unlit.sum(axis=1) >= 10)[:, None], unlit, keep)
+    mean = (face * keep[:, :, None]).sum(axis=1) / np.maximum(keep.sum(axis=1), 1)[:, None]
+    return [(float(m[0]) * 100.0 / 255.0, float(m[1]) - 128.0, float(m[2]) - 128.0) for m in mean]
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    palette: Palette
+    #: For each die in the photo: its centre, the measured Lab and the name it was given.
+    dice: tuple[tuple[tuple[float, float], Lab, str], ...]
+
+
+def calibrate(measured: Sequence[tuple[tuple[float, float], Lab]], base: Palette) -> CalibrationResult:
+    """Pair the dice measured on a calibration photo with ``base``'s names (one die per colour).
+
+    The pairing minimises the summed distance to the nominal references over every assignment, so the
+    dice may lie in any order; a photo with a different number of dice than colours is refused.
+    """
+    names = base.names
+    if len(measured) != len(names):
+        raise PaletteError(
+            f"the calibration photo shows {len(measured)} dice, but palette {base.name!r} has {len(names)} colours "
+            f"({', '.join(names)}): lay out exactly one die of each colour"
+        )
+    if len(names) > 8:
+        raise PaletteError(f"palette {base.name!r} has {len(names)} colours; calibrate at most 8 at a time")
+    references = dict(base.colours)
+    best: tuple[float, tuple[int, ...]] | None = None
+    for order in itertools.permutations(range(len(names))):
+        cost = sum(distance(measured[i][1], references[names[j]]) for i, j in enumerate(order))
+        if best is None or cost < best[0]:
+            best = (cost, order)
+    assert best is not None
+    order = best[1]
+    by_name = {names[j]: measured[i][1] for i, j in enumerate(order)}
+    palette = Palette(base.name, tuple((n, by_name[n]) for n in names), calibrated=True)
+    dice = tuple((measured[i][0], measured[i][1], names[j]) for i, j in enumerate(order))
+    return CalibrationResult(palette, dice)
+
+
+def palette_names() -> Mapping[str, tuple[str, ...]]:
+    """Every built-in palette's colour names, for help texts."""
+    return {"dice": DICE_PALETTE, **PALETTES}

@@ -1,0 +1,273 @@
+"""Reading a die's top face: the ONNX face model, the classical pip count that second-guesses it, and the rule
+that turns the two into a value or an honest "unsure".
+
+The face model (``models/dice-face.onnx``, card ``dice-face.card.json``) reads a :data:`~vision.crop.CROP_SIZE`
+crop cut by :func:`vision.crop.crop_die` and gives a probability per face. The pip count is independent: it
+looks for round blobs that differ from the die's body colour on a larger crop of the same die and abstains
+(``None``) when what it sees is not a clean set of 1 to 6 pips. A die is *unsure* when the model's confidence
+is below :data:`CONFIDENCE_FLOOR`, when the pip count disagrees with the model, or when the die is cocked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from models import MODELS_DIR
+from vision.crop import CROP_SIZE
+from vision.modelcard import ModelCard, load_model
+
+MODEL_NAME = "dice-face"
+#: Below this top probability the model's answer is not trusted on its own.
+CONFIDENCE_FLOOR = 0.90
+#: A candidate the model says is not a die with at least this probability is dropped (a detector's false find).
+NOT_A_DIE_FLOOR = 0.90
+#: A top face this much longer than wide means the die leans steeply (tipped by 50 degrees: 1.56x). Milder
+#: leans (15..35 degrees: 1.04..1.22x) are within what flat dice measure, so they are not flagged by this.
+COCKED_ELONGATION = 1.6
+#: The pip counter reads a larger crop than the model (pips are 4 to 7 px on the smallest dice).
+PIP_CROP_SIZE = 48
+#: Fraction of the pip crop's side that the die itself spans (the crop rule adds CROP_MARGIN around it).
+_DIE_SPAN = 1.0 / 1.25
+
+
+class FaceModel:
+    """The face CNN, loaded once. :meth:`read` takes (N, S, S, 3) uint8 BGR crops.
+
+    Its labels are the faces ``"1"``..``"6"`` and, in models trained with non-dice crops, ``"none"``: the crop
+    is not centred on a die (bare table, a tray edge, a detector's false find)."""
+
+    def __init__(self, threads: int = 1, models_dir: Path = MODELS_DIR) -> None:
+        self.session, self.card = load_model(MODEL_NAME, models_dir, threads=threads)
+        self.input_name = self.session.get_inputs()[0].name
+        self.size = int(self.card.input_shape[-1])
+        if self.size != CROP_SIZE:
+            raise ValueError(f"face model takes {self.size} px crops, but the crop rule makes {CROP_SIZE} px")
+        labels = self.card.labels
+        if [label for label in labels if label != "none"] != [str(v) for v in range(1, 7)]:
+            raise ValueError(f"face model labels {list(labels)} are not the faces 1..6 (and 'none')")
+        self.values = (1, 2, 3, 4, 5, 6)
+        self.face_columns = [i for i, label in enumerate(labels) if label != "none"]
+        self.none_column = labels.index("none") if "none" in labels else None
+
+    @property
+    def model_card(self) -> ModelCard:
+        return self.card
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 6) face probabilities, columns in the order of ``values`` (1..6). With a "none" label they are
+        the faces' shares of the whole softmax, so they add up to 1 - p(not a die)."""
+        return self.read(crops)[0]
+
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, 6) face probabilities as :meth:`probabilities`, and (N,) the probability of "not a die"."""
+        if len(crops) == 0:
+            return np.zeros((0, 6), np.float32), np.zeros(0, np.float32)
+        logits = self.session.run(None, {self.input_name: crops_to_input(crops)})[0]
+        p = softmax(np.asarray(logits, np.float32))
+        not_die = p[:, self.none_column] if self.none_column is not None else np.zeros(len(p), np.float32)
+        return p[:, self.face_columns], not_die
+
+
+def crops_to_input(crops: np.ndarray) -> np.ndarray:
+    """(N, S, S, 3) uint8 BGR -> (N, 3, S, S) float32 in 0..1, the model's input (it standardises itself)."""
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True, slots=True)
+class PipReading:
+    """What the classical reader saw on one die: the pip count (``None`` when it cannot tell), whether the
+    die looks cocked (its top face clearly oblong), the mask of pip pixels and the crop in 8-bit CIELAB
+    (OpenCV's scaling), which the colour measure reuses."""
+
+    count: int | None
+    cocked: bool
+    pip_mask: Any  # np.ndarray of bool, (S, S)
+    contrast: float
+    lab: Any  # np.ndarray of uint8, (S, S, 3)
+
+
+def count_pips(crop: np.ndarray) -> PipReading:
+    """Count the pips on one upright die crop cut with the crop rule (see :func:`count_pips_batch`)."""
+    return count_pips_batch(crop[None])[0]
+
+
+def count_pips_batch(crops: np.ndarray) -> list[PipReading]:
+    """Count the pips on upright die crops (N, S, S, 3) cut with the crop rule (S = 48 intended).
+
+    A pip is a small round blob that differs from its neighbourhood: the crop's CIELAB minus a blurred copy
+    (wide enough to wash pips out but keep the body's shading) is thresholded (Otsu, with a floor), and
+    blobs of pip size and roundness that lie on the top face and do not touch its edge are counted. The
+    count is kept only when the blobs sit where that many pips sit on a die (centred, spread over the
+    face, the layout's shape); anything else of pip size on the face (merged pips, glare, a logo) makes the
+    reader abstain rather than guess. All crops go through the colour conversion and blur as one image.
+    """
+    n, size = len(crops), crops.shape[1]
+    if n == 0:
+        return []
+    die = size * _DIE_SPAN
+    c = (size - 1) / 2.0
+    lab8 = cv2.cvtColor(np.ascontiguousarray(crops).reshape(n * size, size, 3), cv2.COLOR_BGR2LAB)
+    lab = lab8.astype(np.float32)
+    lab[:, :, 0] *= 100.0 / 255.0  # L to 0..100 so a unit of L weighs like a unit of a or b
+    window = max(5, round(die * 0.45) | 1)
+    background = cv2.blur(lab, (window, window), borderType=cv2.BORDER_REPLICATE)
+    distance = _norm(lab - background).reshape(n, size, size)
+
+    # Threshold each die's face at its own Otsu level (with a floor), all dice at once.
+    face_half = die * 0.44
+    lo, hi = math.ceil(c - face_half), math.floor(c + face_half) + 1
+    face = distance[:, lo:hi, lo:hi]
+    peak = np.maximum(face.reshape(n, -1).max(axis=1), 1.0)
+    scaled = np.minimum((face * (255.0 / peak)[:, None, None]).astype(np.int64), 255)
+    hist = np.bincount((scaled + 256 * np.arange(n)[:, None, None]).ravel(), minlength=256 * n).reshape(n, 256)
+    threshold = np.maximum(_otsu(hist) * peak / 255.0, 12.0)
+    mask = np.zeros((n, size, size), np.uint8)
+    mask[:, lo:hi, lo:hi] = face > threshold[:, None, None]
+    mask[peak < 16.0] = 0  # nothing stands out: a blank face (or no die)
+    # Faces never reach their tile's edge, so one labelling of the stacked tiles keeps dice apart.
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(mask.reshape(n * size, size), connectivity=4)
+    x, y, w, h, area = (stats[1:, i].astype(np.int64) for i in range(5))
+    tile = y // size
+    ly = y - tile * size
+    touches = (x <= lo) | (ly <= lo) | (x + w >= hi) | (ly + h >= hi)  # the outline, a side face, the table
+    round_enough = (area >= 0.5 * w * h) & (np.maximum(w, h) <= 2 * np.maximum(np.minimum(w, h), 1))
+    area_min, area_max = 0.006 * die * die, 0.07 * die * die
+    is_pip = ~touches & round_enough & (area >= area_min) & (area <= area_max)
+    is_odd = ~touches & ~is_pip & (area >= area_min)
+    pips_per_die = np.bincount(tile[is_pip], minlength=n)
+    odd_per_die = np.bincount(tile[is_odd], minlength=n)
+    table = np.concatenate([[False], is_pip])
+    pip_masks = table[labels].reshape(n, size, size)
+    cocked = _cocked_batch(lab, n, size, die)
+    lab_tiles = lab8.reshape(n, size, size, 3)
+    pip_index = np.nonzero(is_pip)[0]
+    by_die = np.split(pip_index, np.cumsum(pips_per_die)[:-1]) if len(pip_index) else [pip_index] * n
+    # Components are numbered top to bottom, so the pips of die i come before those of die i + 1.
+    readings = []
+    for i in range(n):
+        mine = by_die[i]
+        areas = area[mine]
+        clean = not odd_per_die[i] and 1 <= len(mine) <= 6 and not (len(mine) > 1 and areas.max() > 2.5 * areas.min())
+        fits = clean and _fits_layout(centroids[mine + 1] - [0.0, i * size], (c, c), die)
+        count = len(mine) if fits else None
+        readings.append(PipReading(count, bool(cocked[i]), pip_masks[i], float(peak[i]), lab_tiles[i]))
+    return readings
+
+
+_SUM_CHANNELS = np.ones((1, 3), np.float32)
+
+
+def _norm(diff: np.ndarray) -> np.ndarray:
+    """Per-pixel Euclidean length of an (H, W, 3) float32 image (OpenCV: much faster than numpy's sum)."""
+    return np.sqrt(cv2.transform(diff * diff, _SUM_CHANNELS))
+
+
+def _otsu(hist: np.ndarray) -> np.ndarray:
+    """Otsu's threshold of each row of 256-bin histograms: values above it are the foreground."""
+    p = hist / np.maximum(hist.sum(axis=1, keepdims=True), 1)
+    omega = np.cumsum(p, axis=1)
+    mu = np.cumsum(p * np.arange(256), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (mu[:, -1:] * omega - mu) ** 2 / (omega * (1 - omega))
+    return np.argmax(np.nan_to_num(between, nan=0.0, posinf=0.0), axis=1).astype(np.float64)
+
+
+def _cocked_batch(lab: np.ndarray, n: int, size: int, die: float) -> np.ndarray:
+    """For each die: does its top face look clearly oblong? The patch of the body's colour around the centre
+    (at half resolution, plenty for an outline) is measured by its second moments: for a w x h rectangle the
+    spreads are w^2/12 and h^2/12, so the square root of their ratio is long side over short side."""
+    half = size // 2
+    small = cv2.resize(lab, (half, n * half), interpolation=cv2.INTER_AREA).reshape(n, half, half, 3)
+    d2, ci, r = die / 2, (half - 1) // 2, max(1, int(die / 2 * 0.2))
+    body = small[:, ci - r : ci + r + 2, ci - r : ci + r + 2].reshape(n, -1, 3).mean(axis=1)
+    near = (_norm((small - body[:, None, None, :]).reshape(n * half, half, 3)) < 18.0).astype(np.uint8)
+    near = near.reshape(n, half, half)
+    near[:, 0, :] = 0  # keep tiles apart in the joint labelling
+    near[:, -1, :] = 0
+    _, labels = cv2.connectedComponents(near.reshape(n * half, half), connectivity=4)
+    centre = labels.reshape(n, half, half)[:, ci, ci]
+    flat = labels.ravel()
+    yy, xx = np.mgrid[0 : n * half, 0:half]
+    xs, ys = xx.ravel().astype(np.float64), (yy.ravel() % half).astype(np.float64)
+    k = int(flat.max()) + 1
+    m00 = np.bincount(flat, minlength=k)[centre].astype(np.float64)
+    mx = np.bincount(flat, xs, k)[centre] / np.maximum(m00, 1)
+    my = np.bincount(flat, ys, k)[centre] / np.maximum(m00, 1)
+    cxx = np.bincount(flat, xs * xs, k)[centre] / np.maximum(m00, 1) - mx * mx
+    cyy = np.bincount(flat, ys * ys, k)[centre] / np.maximum(m00, 1) - my * my
+    cxy = np.bincount(flat, xs * ys, k)[centre] / np.maximum(m00, 1) - mx * my
+    mean, gap = (cxx + cyy) / 2, np.sqrt(((cxx - cyy) / 2) ** 2 + cxy**2)
+    small_spread, large_spread = mean - gap, mean + gap
+    ok = (centre > 0) & (m00 >= 0.25 * d2 * d2) & (m00 <= 1.3 * d2 * d2) & (small_spread > 0)
+    elongation = np.sqrt(large_spread / np.where(small_spread > 0, small_spread, 1.0))
+    return ok & (elongation > COCKED_ELONGATION)
+
+
+#: Pip centres on a unit face for faces 1..6 (the standard layout; 6 has rows at 0.22, 0.5, 0.78).
+PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.5, 0.5),),
+    2: ((0.25, 0.25), (0.75, 0.75)),
+    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
+    4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
+    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
+    6: ((0.25, 0.22), (0.25, 0.5), (0.25, 0.78), (0.75, 0.22), (0.75, 0.5), (0.75, 0.78)),
+}
+
+
+def _pair_distances(points: np.ndarray) -> np.ndarray:
+    """Sorted distances between every two points."""
+    i, j = _PAIRS[len(points)]
+    return np.sort(np.hypot(points[i, 0] - points[j, 0], points[i, 1] - points[j, 1]))
+
+
+_PAIRS = {k: np.triu_indices(k, 1) for k in range(2, 7)}
+#: Each layout's pair distances over the largest: the same at any rotation and size.
+_PROFILES = {k: d / d[-1] for k, d in ((k, _pair_distances(np.array(p))) for k, p in PIP_LAYOUT.items() if k > 1)}
+
+
+def _fits_layout(centres: np.ndarray, middle: tuple[float, float], die: float) -> bool:
+    """Do the blobs sit where the pips of that many would (centred, spread right, right shape)?"""
+    count = len(centres)
+    mean_x, mean_y = centres.mean(axis=0)
+    if math.hypot(mean_x - middle[0], mean_y - middle[1]) > 0.16 * die:
+        return False
+    if count == 1:
+        return True
+    distances = _pair_distances(centres)
+    spread = float(distances[-1])
+    if not 0.4 * die <= spread <= 0.95 * die:
+        return False
+    return float(np.abs(distances / spread - _PROFILES[count]).max()) <= 0.15
+
+
+@dataclass(frozen=True, slots=True)
+class FaceDecision:
+    value: int
+    confidence: float
+    unsure: bool
+    reason: str
+
+
+def decide(probabilities: np.ndarray, pips: PipReading, values: tuple[int, ...] = (1, 2, 3, 4, 5, 6)) -> FaceDecision:
+    """The value to report for one die, and whether to mark it unsure (and why, for the annotation)."""
+    best = int(np.argmax(probabilities))
+    value, confidence = values[best], float(probabilities[best])
+    if confidence < CONFIDENCE_FLOOR:
+        return FaceDecision(value, confidence, True, "low confidence")
+    if pips.count is not None and pips.count != value:
+        return FaceDecision(value, confidence, True, f"pip count says {pips.count}")
+    if pips.cocked:
+        return FaceDecision(value, confidence, True, "cocked")
+    return FaceDecision(value, confidence, False, "")
