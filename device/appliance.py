@@ -25,8 +25,8 @@ from device.eventlog import EventLog
 from device.hub import Hub
 from device.notify import Notifier
 from device.session import GameSession
-from device.sources import Camera, Frame, FrameSource
-from device.stability import StabilityFilter, StepResult
+from device.sources import Camera, Frame, FrameSource, ReplaySource
+from device.stability import StabilityFilter, StepResult, table_order
 from engine.errors import GameError
 from vision.types import DieReading
 
@@ -95,6 +95,10 @@ class Pipeline:
     filter: StabilityFilter
     reader: Reader
     hub: Hub
+    #: Replays only: when the device asks about a die the recording's truth shows plainly (flat, sure),
+    #: the "players" answer from that truth, as people at the table would on the page. Counted.
+    players_answer: bool = False
+    answers: int = 0
 
     def apply_input(self, item: dict[str, Any]) -> None:
         kind = item.get("kind")
@@ -104,7 +108,10 @@ class Pipeline:
             elif kind == "action":
                 self.session.apply_text(str(item["text"]), "replay")
             elif kind == "correct":
-                self.session.correct(int(item["index"]), int(item["value"]))
+                # A die is named by where it lies ("at": [x, y], as a player points at it) or by its index.
+                at = item.get("at")
+                index = self.session.die_at(float(at[0]), float(at[1])) if at is not None else int(item["index"])
+                self.session.correct(index, int(item["value"]))
             elif kind == "confirm":
                 self.session.confirm_table()
         except (GameError, SessionError) as exc:
@@ -121,6 +128,11 @@ class Pipeline:
                 self.hub.put_frame(frame.image, result.readings or ())
         if result.settled is not None:
             self.session.on_settled(result.settled.dice, result.settled.moved)
+            if self.players_answer and self.session.table.pending and frame.truth:
+                truth = tuple(frame.truth)
+                if not any(d.unsure or d.cocked for d in truth):  # doubts the recording scripts answers for
+                    self.answers += 1
+                    self.session.on_settled(table_order(truth), self.session.table.moved, origin="players")
         return result
 
 
@@ -156,6 +168,7 @@ class Appliance:
                             agree_frames=config.stability.agree_frames),
             reader,
             self.hub,
+            players_answer=isinstance(source, ReplaySource),  # the demo: nobody at the table to answer
         )
         self.camera: Camera | None = None
         if source is not None:

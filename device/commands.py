@@ -150,6 +150,7 @@ def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | No
                                 agree_frames=config.stability.agree_frames),
                 reader,
                 session.hub,
+                players_answer=True,
             )
             source = ReplaySource(path, fast=True, start=start)
             with source:
@@ -160,6 +161,7 @@ def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | No
                         break
                     pipeline.process(frame, frame.inputs)
             result = session.export()
+            result["players_answered"] = pipeline.answers
     expected = recording.expected.get("sheet")
     if expected is not None:
         result["expected_sheet"] = expected
@@ -190,6 +192,9 @@ def replay_command(args: argparse.Namespace) -> int:
         for name, sheet in result["sheet"].items():
             cells = " ".join(f"{c}={v}" for c, v in sheet["breakdown"].items())
             print(f"{name}: {sheet['total']}  ({cells})")
+        if result["players_answered"]:
+            print(f"the players answered {result['players_answered']} question(s) the device asked "
+                  "(from the recording's truth)")
         if result["winners"]:
             print(f"winner: {', '.join(result['winners'])}")
         if "matches_expected" in result:

@@ -27,10 +27,8 @@ import numpy as np
 
 from device.recording import FORMAT
 from device.session import game_record_json
-from device.stability import table_order
 from engine.game import find_game
 from vision import render
-from vision.types import DieReading
 
 SIZE = (1280, 960)
 SIDE = 74.0
@@ -193,9 +191,8 @@ def make(out: Path, seed: int = 7) -> dict[str, Any]:
             hard = 2
             table[hard] = Die(table[hard].value, table[hard].centre, table[hard].angle, hard=True,
                               read_as=table[hard].value % 6 + 1)
-            order = _order(table)
             r.still(table, count=10, inputs_at=6, inputs=[
-                {"kind": "correct", "index": order.index(hard), "value": table[hard].value}])
+                {"kind": "correct", "at": [round(c, 1) for c in table[hard].centre], "value": table[hard].value}])
             table[hard] = Die(table[hard].value, table[hard].centre, table[hard].angle)
         r.still(table, inputs=[{"kind": "action", "text": f"choose {category}"}])
         act(rules.Choose(category))
@@ -262,15 +259,6 @@ def make(out: Path, seed: int = 7) -> dict[str, Any]:
     }
     (out / "recording.json").write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
     return data
-
-
-def _order(table: list[Die]) -> list[int]:
-    """Indices of ``table`` in the order the stability filter lists dice (rows, then left to right)."""
-    readings = [DieReading(box=(d.centre[0] - SIDE / 2, d.centre[1] - SIDE / 2, d.centre[0] + SIDE / 2,
-                                d.centre[1] + SIDE / 2), centre=d.centre, angle=0.0, value=d.value, colour="white",
-                           confidence=1.0) for d in table]
-    ordered = table_order(readings)
-    return [readings.index(o) for o in ordered]
 
 
 def game_record_json_from(game: Any, actions: list[Any]) -> dict[str, Any]:

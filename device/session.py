@@ -182,11 +182,12 @@ class GameSession:
             self.publish()
 
     # --- the table --------------------------------------------------------------------------
-    def on_settled(self, dice: Sequence[DieReading], moved: bool) -> None:
-        """A new stable reading of the table (from the stability filter)."""
+    def on_settled(self, dice: Sequence[DieReading], moved: bool, origin: str = "camera") -> None:
+        """A new stable reading of the table (from the stability filter; ``origin`` "players" when the
+        players said what lies there)."""
         with self._lock:
             self.table = Table(dice=list(dice), moved=moved or (self.table.moved and self.table.pending))
-            self._consider_table()
+            self._consider_table(origin)
 
     def set_tracking(self, tracking: str) -> None:
         with self._lock:
@@ -205,13 +206,21 @@ class GameSession:
                 # The reading was already accepted: take that roll back and accept the corrected dice.
                 last = self.actions[-1] if self.actions else None
                 if (last is None or self.adapter is None or not self.adapter.is_table_action(last)
-                        or self.origins[-1] != "camera"):
+                        or self.origins[-1] not in ("camera", "players")):
                     raise SessionError("these dice are no longer the latest roll (it was used or entered by hand); "
                                        "undo first")
                 self.undo("correction")
                 self.table.moved = True
             self.table.corrections[index] = value
             self._consider_table()
+
+    def die_at(self, x: float, y: float) -> int:
+        """The index of the die on the table nearest to (x, y) in the frame."""
+        with self._lock:
+            if not self.table.dice:
+                raise SessionError("there are no dice on the table to correct")
+            distances = [(d.centre[0] - x) ** 2 + (d.centre[1] - y) ** 2 for d in self.table.dice]
+            return distances.index(min(distances))
 
     def confirm_table(self) -> bool:
         """Accept the pending reading as read (cocked or unsure dice included); False if nothing pends."""
@@ -222,7 +231,7 @@ class GameSession:
             self._consider_table()
             return True
 
-    def _consider_table(self) -> None:
+    def _consider_table(self, origin: str = "camera") -> None:
         table = self.table
         problems: list[str] = []
         camera_mode = self.record is not None and self.record.mode == "camera"
@@ -237,7 +246,7 @@ class GameSession:
                 else:
                     if action is not None:
                         try:
-                            self.apply(action, "camera")
+                            self.apply(action, origin)
                         except GameError as exc:
                             problems = [f"{exc}"]
         table.problems = problems

@@ -38,7 +38,7 @@ def test_replay_gives_the_true_sheet(tmp_path: Path) -> None:
     assert result["sheet"] == expected["sheet"]
     assert result["actions"] == expected["actions"]
     assert result["finished"] and result["matches_expected"]
-    assert "camera" in result["origins"]
+    assert "camera" in result["origins"] and result["players_answered"] == 0
 
 
 def _events(db: Path) -> int:
@@ -90,3 +90,5 @@ def test_replay_with_the_vision_model(tmp_path: Path) -> None:
         pytest.skip(f"no dice recogniser in this build: {exc}")
     result = replay(DEMO_RECORDING, reader=reader, state_dir=tmp_path)
     assert result["sheet"] == load_recording(DEMO_RECORDING).expected["sheet"]
+    # Where the model doubts a plain die, the replay's "players" answer from the truth; keep that rare.
+    assert result["players_answered"] <= 8

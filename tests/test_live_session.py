@@ -194,3 +194,10 @@ def test_hub_wakes_waiters_and_keeps_only_the_latest() -> None:
     assert got is not None and got[0] == 2 and got[1]["n"] == 2
     hub.close()
     assert hub.wait(2, 5) is None and hub.closed
+
+
+def test_a_die_is_found_by_where_it_lies(session: GameSession) -> None:
+    session.on_settled(table([1, 1, 5, 3, 3, 3], unsure=True), moved=True)
+    assert session.die_at(305.0, 95.0) == 2
+    session.correct(session.die_at(305.0, 95.0), 6)
+    assert session.state.dice == (1, 1, 3, 3, 3, 6)
