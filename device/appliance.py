@@ -1,0 +1,307 @@
+"""The appliance: wires camera, stability filter, game session, event log, panel and web server into one
+process with one main loop (``companion run``), and the same pipeline without threads for replays.
+
+The main loop takes the latest frame from the camera owner, applies any scripted inputs a recording
+carries, runs the stability filter (which reads dice only while the table is still), and hands settled
+readings to the session. It feeds the systemd watchdog on every pass and reports a camera that gives
+no frame for ``lost_after_s`` as lost (page and ATTENTION LED) while the owner thread reconnects.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from device.config import Config
+from device.errors import SessionError, UsageError
+from device.eventlog import EventLog
+from device.hub import Hub
+from device.notify import Notifier
+from device.session import GameSession
+from device.sources import Camera, Frame, FrameSource, ReplaySource
+from device.stability import StabilityFilter, StepResult, table_order
+from engine.errors import GameError
+from vision.types import DieReading
+
+log = logging.getLogger(__name__)
+
+Reader = Callable[[Frame], Sequence[DieReading]]
+READERS = ("model", "truth")
+
+
+def truth_reader(frame: Frame) -> Sequence[DieReading]:
+    """Read a recorded frame from its JSON truth (tests and demos without the vision models)."""
+    return tuple(frame.truth or ())
+
+
+def model_reader(palette: str = "dice") -> Reader:
+    """The vision recogniser, loaded once; UsageError when this build cannot read dice from pixels."""
+    try:
+        from vision.recognize import DiceRecognizer  # type: ignore[import-not-found,unused-ignore]
+
+        recognizer = DiceRecognizer(palette=palette, threads=1)
+    except (ImportError, ValueError, OSError) as exc:
+        raise UsageError(f"the dice recogniser cannot be loaded ({exc}); use --reader truth") from None
+
+    def read(frame: Frame) -> Sequence[DieReading]:
+        return list(recognizer.read(frame.image)) if frame.image is not None else []
+
+    return read
+
+
+def make_reader(name: str) -> Reader:
+    if name == "truth":
+        return truth_reader
+    if name == "model":
+        return model_reader()
+    raise UsageError(f"unknown reader {name!r}; readers: {', '.join(READERS)}")
+
+
+def choose_reader(name: str | None, *, say: Callable[[str], None]) -> tuple[Reader, str]:
+    """The reader asked for; with none asked for, the model, else (said out loud) the recording's truth."""
+    if name is not None:
+        return make_reader(name), name
+    try:
+        return model_reader(), "model"
+    except UsageError as exc:
+        say(f"{exc}; reading the recording's truth instead")
+        return truth_reader, "truth"
+
+
+def secret_key(state_dir: Path) -> bytes:
+    """The key that signs pairing cookies: made once, kept in the state directory, readable by us only."""
+    path = state_dir / "secret_key"
+    if path.is_file():
+        return path.read_bytes()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_bytes(32)
+    path.touch(mode=0o600)
+    path.write_bytes(key)
+    return key
+
+
+@dataclass
+class Pipeline:
+    """Frame -> (inputs) -> stability filter -> session, without threads (the main loop and replays)."""
+
+    session: GameSession
+    filter: StabilityFilter
+    reader: Reader
+    hub: Hub
+    #: Replays only: when the device asks about a die the recording's truth shows plainly (flat, sure),
+    #: the "players" answer from that truth, as people at the table would on the page. Counted.
+    players_answer: bool = False
+    answers: int = 0
+
+    def apply_input(self, item: dict[str, Any]) -> None:
+        kind = item.get("kind")
+        try:
+            if kind == "press":
+                self.session.press(str(item["button"]), long=bool(item.get("long", False)), origin="replay")
+            elif kind == "action":
+                self.session.apply_text(str(item["text"]), "replay")
+            elif kind == "correct":
+                # A die is named by where it lies ("at": [x, y], as a player points at it) or by its index.
+                at = item.get("at")
+                index = self.session.die_at(float(at[0]), float(at[1])) if at is not None else int(item["index"])
+                self.session.correct(index, int(item["value"]))
+            elif kind == "confirm":
+                self.session.confirm_table()
+        except (GameError, SessionError) as exc:
+            self.session.warn(str(exc))
+
+    def process(self, frame: Frame, inputs: Sequence[dict[str, Any]] = ()) -> StepResult:
+        self.session.frame_ref = frame.index
+        for item in inputs:
+            self.apply_input(item)
+        result = self.filter.step(frame.image, read=lambda: self.reader(frame))
+        if result.tracking != "bad":
+            self.session.set_tracking(result.tracking)
+            if frame.image is not None:
+                self.hub.put_frame(frame.image, result.readings or ())
+        if result.settled is not None:
+            self.session.on_settled(result.settled.dice, result.settled.moved)
+            if self.players_answer and self.session.table.pending and frame.truth:
+                truth = tuple(frame.truth)
+                if not any(d.unsure or d.cocked for d in truth):  # doubts the recording scripts answers for
+                    self.answers += 1
+                    self.session.on_settled(table_order(truth), self.session.table.moved, origin="players")
+        return result
+
+
+class Appliance:
+    """Everything ``companion run`` runs, built from the configuration. Close it (or use ``with``)."""
+
+    def __init__(self, config: Config, source: FrameSource | None, reader: Reader, *,
+                 state_dir: Path | None = None, notifier: Notifier | None = None,
+                 start_game: bool = True) -> None:
+        self.config = config
+        self.state_dir = state_dir or config.storage.path()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.log = EventLog(self.state_dir / "events.sqlite3")
+        self.hub = Hub()
+        self.session = GameSession(self.log, self.hub)
+        self.session.pairing_timeout_s = config.web.pairing_timeout_s
+        self.notifier = notifier or Notifier()
+        self.panel: Any = None
+        self.server: Any = None
+        self._server_thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._web_stop = threading.Event()
+        #: Start a new game with the same players when a looping replay starts over (the demo).
+        self.restart_on_loop = False
+        resumed = self.session.resume()
+        if start_game and (not resumed or self._finished()):
+            self.session.new_game(config.game.players, config.game.options, game=config.game.name,
+                                  mode="camera" if source is not None else "offline")
+        self.pipeline = Pipeline(
+            self.session,
+            StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
+                            motion_delta=config.stability.motion_delta,
+                            agree_frames=config.stability.agree_frames),
+            reader,
+            self.hub,
+            players_answer=isinstance(source, ReplaySource),  # the demo: nobody at the table to answer
+        )
+        self.camera: Camera | None = None
+        if source is not None:
+            self.camera = Camera(source, lost_after_s=config.camera.lost_after_s,
+                                 reconnect_min_s=config.camera.reconnect_min_s,
+                                 reconnect_max_s=config.camera.reconnect_max_s,
+                                 on_status=self._camera_status)
+            self.session.set_camera("starting", f"opening {source.name}", source=source.name)
+        else:
+            self.session.set_camera("none", "no camera: offline scorekeeper", source=None)
+
+    def _finished(self) -> bool:
+        snap = self.session.snapshot()
+        return bool(snap["game"] and snap["game"]["status"]["finished"])
+
+    def _camera_status(self, status: str, detail: str) -> None:
+        self.session.set_camera(status, detail)
+
+    # --- parts ------------------------------------------------------------------------------
+    def start_panel(self) -> None:
+        mode = self.config.panel.mode
+        self.session.set_panel({"mode": mode})
+        if mode == "none":
+            return
+        from device.panel import Panel
+
+        self.panel = Panel(self.config.panel, self._press)
+        self.session.listeners.append(lambda snap: self.panel.show(snap["leds"]) if self.panel else None)
+        self.panel.show(self.session.leds())
+
+    def _press(self, button: str, long: bool) -> None:
+        try:
+            self.session.press(button, long=long, origin="panel")
+        except (GameError, SessionError) as exc:
+            self.session.warn(str(exc))
+
+    def start_web(self, host: str | None = None, port: int | None = None) -> str:
+        """Serve the page with waitress in a thread of this process; returns the page address."""
+        import waitress
+
+        from web import create_app
+
+        app = create_app(
+            {"SECRET_KEY": secret_key(self.state_dir), "PANEL_MODE": self.config.panel.mode,
+             "SSE_MAX_STREAMS": max(1, self.config.web.threads - 4)},
+            session=self.session,
+        )
+        self.server = waitress.create_server(
+            app, host=host or self.config.web.host, port=self.config.web.port if port is None else port,
+            threads=self.config.web.threads, channel_timeout=30, ident="companion",
+        )
+        self._server_thread = threading.Thread(target=self._serve, name="web", daemon=True)
+        self._server_thread.start()
+        shown_host = host or self.config.web.host
+        port = self.server.effective_port
+        if shown_host in ("0.0.0.0", "", "::"):
+            return f"http://127.0.0.1:{port}/ (on the network: http://{socket.gethostname()}.local:{port}/)"
+        return f"http://{shown_host}:{port}/"
+
+    def _serve(self) -> None:
+        """waitress's loop, one poll at a time, so that it stops and closes its sockets in its own thread
+        (closing them from another thread under a running select() fails with EBADF)."""
+        server = self.server
+        while not self._web_stop.is_set():
+            server.asyncore.loop(timeout=0.2, map=server._map, count=1)
+        server.close()
+
+    # --- the main loop ----------------------------------------------------------------------
+    def run(self, *, until_ended: bool = False) -> None:
+        """The main loop; returns after :meth:`stop` (or when a replay ends, with ``until_ended``)."""
+        assert self.camera is not None or not until_ended
+        if self.camera is not None:
+            self.camera.start()
+        self.notifier.ready("running")
+        seq = 0
+        last_frame = time.monotonic()
+        lost_after = self.config.camera.lost_after_s
+        last_index = -1
+        fps_count, fps_since = 0, time.monotonic()
+        while not self._stop.is_set():
+            self.notifier.watchdog()
+            if self.camera is None:
+                self._stop.wait(0.5)
+                continue
+            seq, frame, inputs = self.camera.latest(seq, timeout=0.2)
+            for item in inputs if frame is None else ():
+                self.pipeline.apply_input(item)
+            if frame is None:
+                if self.camera.ended:
+                    if until_ended:
+                        break
+                    self._stop.wait(0.2)
+                elif time.monotonic() - last_frame > lost_after and self.session.camera["status"] == "ok":
+                    self.session.set_camera("lost", f"no frame for {lost_after:g} s")
+                continue
+            last_frame = time.monotonic()
+            fps_count += 1
+            if last_frame - fps_since >= 2.0:
+                self.session.camera["fps"] = round(fps_count / (last_frame - fps_since), 1)
+                fps_count, fps_since = 0, last_frame
+            if frame.index < last_index and self.restart_on_loop and self.session.record is not None:
+                record = self.session.record
+                self.session.new_game(record.players, record.options, game=record.game, mode=record.mode)
+            last_index = frame.index
+            if self.session.camera["status"] != "ok":
+                self.session.set_camera("ok", self.camera.source.name)
+            try:
+                self.pipeline.process(frame, inputs)
+            except Exception:  # one bad frame or reading must not stop the appliance
+                log.exception("frame %s could not be processed", frame.index)
+        self.notifier.stopping()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.camera is not None:
+            self.camera.stop()
+        self.hub.close()  # ends the SSE streams
+        if self.server is not None:
+            self.server.task_dispatcher.shutdown(timeout=5)  # let the streams' threads finish first
+            self._web_stop.set()
+        if self._server_thread is not None:
+            self._server_thread.join(timeout=5)
+        if self.panel is not None:
+            self.panel.close()
+            self.panel = None
+        self.log.close()
+        self.notifier.close()
+
+    def __enter__(self) -> Appliance:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

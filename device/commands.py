@@ -1,0 +1,226 @@
+"""``companion run`` (the appliance) and ``companion replay`` (a recording through the whole pipeline).
+
+``companion run --demo`` is what ``make run`` starts: the bundled recording of a two-player Paša game at
+its recorded pace, the mock panel with a virtual panel on the page, a fresh state directory, and the
+page address printed. SIGTERM and Ctrl-C stop it cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from device.appliance import Appliance, Pipeline, Reader, choose_reader, make_reader
+from device.config import DEFAULTS_FILE, load_config, search_paths
+from device.errors import UsageError
+from device.eventlog import EventLog
+from device.hub import Hub
+from device.recording import load_recording
+from device.session import GameSession, game_record_json
+from device.sources import ReplaySource, make_source
+from device.stability import StabilityFilter
+
+DEMO_RECORDING = Path(__file__).with_name("recordings") / "pasa-2p"
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def register(subparsers: Any) -> None:
+    where = ", ".join(str(p) for p in search_paths())
+    run = subparsers.add_parser(
+        "run",
+        help="run the appliance: camera, game session, panel and web page",
+        description=(
+            "Run the table companion. The configuration is read from --config FILE, else the first of: "
+            f"{where}; keys not given keep the documented defaults in {DEFAULTS_FILE}."
+        ),
+    )
+    run.add_argument("--source", help="frame source: picamera2, opencv:N or replay:PATH (default: from config)")
+    run.add_argument("--fast", action="store_true", help="play a replay source as fast as possible")
+    run.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    run.add_argument("--demo", action="store_true",
+                     help="replay the bundled Paša recording with the mock panel (what `make run` does)")
+    run.add_argument("--host", help="address to serve the page on (default: from config)")
+    run.add_argument("--port", type=int, help="port to serve the page on (default: from config)")
+    run.add_argument("--reader", choices=("model", "truth"),
+                     help="how dice are read: the vision model (default) or a recording's truth")
+    run.add_argument("--state-dir", metavar="DIR", help="state directory (default: from config)")
+    run.add_argument("--offline", action="store_true", help="no camera: scorekeeper only")
+    run.set_defaults(func=run_command)
+
+    replay = subparsers.add_parser(
+        "replay",
+        help="run a recording through the whole pipeline as fast as possible and print the game record",
+        description="Replays a recording (a folder of frames plus recording.json) through stability filter, "
+        "session and event log, and prints every accepted action and the final score sheet.",
+    )
+    replay.add_argument("path", help="recording folder")
+    replay.add_argument("--json", action="store_true", help="print the record as JSON")
+    replay.add_argument("--reader", choices=("model", "truth"), default=None,
+                        help="read dice with the vision model (default when available) or from the recording's truth")
+    replay.add_argument("--state-dir", metavar="DIR", help="keep the event log here (default: a temporary folder)")
+    replay.add_argument("--resume", action="store_true",
+                        help="continue an unfinished replay of this recording found in --state-dir")
+    replay.add_argument("--config", metavar="FILE", help="configuration file (stability settings)")
+    replay.set_defaults(func=replay_command)
+
+    games = subparsers.add_parser(
+        "games",
+        help="list the games in the event log, or print one as JSON",
+        description="Finished and running games are kept in the event log; this lists them or exports one.",
+    )
+    games.add_argument("id", nargs="?", type=int, help="the game to print as JSON")
+    games.add_argument("--state-dir", metavar="DIR", help="state directory (default: from config)")
+    games.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    games.set_defaults(func=games_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    reader_name = args.reader
+    if args.demo:
+        if not (DEMO_RECORDING / "recording.json").is_file():
+            raise UsageError(f"the demo recording is missing at {DEMO_RECORDING}")
+        recording = load_recording(DEMO_RECORDING)
+        config = config.replace(
+            camera={"source": f"replay:{DEMO_RECORDING}"},
+            panel={"mode": "mock"},
+            game={"players": list(recording.players), "options": dict(recording.options), "name": recording.game},
+            web={"host": args.host or "127.0.0.1"},
+        )
+        state_dir = Path(args.state_dir) if args.state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+    else:
+        state_dir = Path(args.state_dir) if args.state_dir else config.storage.path()
+    if args.source:
+        config = config.replace(camera={"source": args.source})
+    source = None
+    if not args.offline:
+        source = make_source(config.camera.source, width=config.camera.width, height=config.camera.height,
+                             warmup_s=config.camera.warmup_s, fast=args.fast, loop=args.demo)
+    if args.demo:
+        reader, reader_name = choose_reader(reader_name, say=_say)
+    else:
+        reader = make_reader(reader_name or "model")
+    appliance = Appliance(config, source, reader, state_dir=state_dir)
+    appliance.restart_on_loop = args.demo  # the demo plays its game again and again
+    with appliance:
+        appliance.start_panel()
+        address = appliance.start_web(args.host, args.port)
+        print(f"Table Companion: open {address} (state in {state_dir}; Ctrl-C stops)", flush=True)
+
+        def stop(signum: int, frame: Any) -> None:
+            appliance.stop()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        appliance.run()
+    return 0
+
+
+def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | None = None, resume: bool = False,
+           config_file: str | None = None, reader: Reader | None = None) -> dict[str, Any]:
+    """Run a recording through the pipeline synchronously; return the game record (as JSON data)."""
+    config = load_config(config_file, search=False)
+    recording = load_recording(path)
+    reader = reader or make_reader(reader_name)
+    with tempfile.TemporaryDirectory(prefix="companion-replay-") as tmp:
+        folder = state_dir or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        with EventLog(folder / "events.sqlite3") as log:
+            session = GameSession(log, Hub())
+            start = 0
+            resumed = resume and session.resume() and _same_game(session, recording)
+            if resumed:
+                assert session.record is not None
+                last = log.last_frame(session.record.id)
+                start = 0 if last is None else last + 1
+            else:
+                session.new_game(recording.players, recording.options, game=recording.game, mode="camera")
+            pipeline = Pipeline(
+                session,
+                StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
+                            motion_delta=config.stability.motion_delta,
+                                agree_frames=config.stability.agree_frames),
+                reader,
+                session.hub,
+                players_answer=True,
+            )
+            source = ReplaySource(path, fast=True, start=start)
+            with source:
+                while True:
+                    try:
+                        frame = source.read()
+                    except EOFError:
+                        break
+                    pipeline.process(frame, frame.inputs)
+            result = session.export()
+            result["players_answered"] = pipeline.answers
+    expected = recording.expected.get("sheet")
+    if expected is not None:
+        result["expected_sheet"] = expected
+        result["matches_expected"] = {n: s["total"] for n, s in result["sheet"].items()} == {
+            n: s["total"] for n, s in expected.items()
+        } and result["sheet"] == expected
+    return result
+
+
+def _same_game(session: GameSession, recording: Any) -> bool:
+    record = session.record
+    return (record is not None and record.finished is None and record.game == recording.game
+            and tuple(record.players) == tuple(recording.players))
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    load_recording(args.path)  # a bad path is reported before anything else
+    reader, reader_name = choose_reader(args.reader, say=_say)
+    result = replay(args.path, reader=reader, state_dir=Path(args.state_dir) if args.state_dir else None,
+                    resume=args.resume, config_file=args.config)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print(f"{result['game']}: {', '.join(result['players'])} ({result['mode']}, read by {reader_name})")
+        for text, origin in zip(result["actions"], result["origins"], strict=True):
+            print(f"  {text}  [{origin}]")
+        for name, sheet in result["sheet"].items():
+            cells = " ".join(f"{c}={v}" for c, v in sheet["breakdown"].items())
+            print(f"{name}: {sheet['total']}  ({cells})")
+        if result["players_answered"]:
+            print(f"the players answered {result['players_answered']} question(s) the device asked "
+                  "(from the recording's truth)")
+        if result["winners"]:
+            print(f"winner: {', '.join(result['winners'])}")
+        if "matches_expected" in result:
+            print("matches the recording's true sheet" if result["matches_expected"]
+                  else "DOES NOT match the recording's true sheet")
+    return 0 if result.get("matches_expected", True) else 1
+
+
+def games_command(args: argparse.Namespace) -> int:
+    state_dir = Path(args.state_dir) if args.state_dir else load_config(args.config).storage.path()
+    path = state_dir / "events.sqlite3"
+    if not path.is_file():
+        raise UsageError(f"no event log at {path}")
+    with EventLog(path) as log:
+        if args.id is not None:
+            if args.id not in log.game_ids():
+                raise UsageError(f"no game {args.id} in {path}; games: {', '.join(map(str, log.game_ids())) or 'none'}")
+            json.dump(game_record_json(log.game(args.id)), sys.stdout, indent=2, ensure_ascii=False)
+            print()
+            return 0
+        for gid in log.game_ids():
+            record = log.game(gid)
+            state = "finished" if record.finished is not None else "running"
+            print(f"{gid}\t{record.game}\t{', '.join(record.players)}\t{record.mode}\t{state}\t"
+                  f"{len(record.actions)} actions")
+    return 0
+
+
+__all__ = ["games_command", "register", "replay", "run_command"]

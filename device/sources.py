@@ -1,0 +1,315 @@
+"""Frame sources and the camera owner.
+
+A source is chosen by name, as gpiozero chooses pin factories, and never falls back silently:
+``picamera2`` (the Pi camera; imported only when asked for; after a warm-up it locks exposure and white
+balance so colours stay stable), ``opencv:N`` (USB webcam N) and ``replay:PATH`` (a recording, at its
+recorded pace or as fast as possible).
+
+:class:`Camera` is the one owner: its thread opens the source, reads frames, and keeps only the latest,
+which others take through a condition variable. When the source fails it reports ``lost`` at once,
+closes it and reopens it with exponential back-off; frames from a replay can carry scripted player
+inputs, which are queued so that none is lost when frames are skipped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from device.errors import CameraError, UsageError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture from a source. ``index`` counts frames of the source; ``truth`` and ``inputs`` come only
+    from recordings (what lies on the table, and what the players did before this frame)."""
+
+    image: np.ndarray | None
+    index: int
+    at: float
+    truth: Any = None
+    inputs: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+
+class FrameSource(ABC):
+    name: str = "source"
+
+    @abstractmethod
+    def open(self) -> None:
+        """Open the device; raise CameraError when it cannot be opened."""
+
+    @abstractmethod
+    def read(self) -> Frame:
+        """The next frame (blocks for it); raise CameraError when the device fails, EOFError at the end."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the device; idempotent."""
+
+    def __enter__(self) -> FrameSource:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class OpenCVSource(FrameSource):
+    """A camera that OpenCV can open by number (a USB webcam)."""
+
+    def __init__(self, number: int, width: int, height: int) -> None:
+        self.name = f"opencv:{number}"
+        self.number, self.width, self.height = number, width, height
+        self._cap: Any = None
+        self._index = 0
+
+    def open(self) -> None:
+        cap = cv2.VideoCapture(self.number)
+        if not cap.isOpened():
+            cap.release()
+            raise CameraError(f"camera {self.name} cannot be opened (unplugged or busy?)")
+        cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
+        cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
+        self._cap = cap
+
+    def read(self) -> Frame:
+        if self._cap is None:
+            raise CameraError(f"camera {self.name} is not open")
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            raise CameraError(f"camera {self.name} gave no frame (unplugged?)")
+        self._index += 1
+        return Frame(image, self._index, time.monotonic())
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class Picamera2Source(FrameSource):
+    """The Raspberry Pi camera through picamera2 (imported here, lazily, so PCs never need it)."""
+
+    name = "picamera2"
+
+    def __init__(self, width: int, height: int, warmup_s: float = 2.0, module: Any = None) -> None:
+        self.width, self.height, self.warmup_s = width, height, warmup_s
+        self._module = module
+        self._cam: Any = None
+        self._index = 0
+
+    def open(self) -> None:
+        module = self._module
+        if module is None:
+            try:
+                module = importlib.import_module("picamera2")
+            except ImportError as exc:
+                raise CameraError(
+                    f"source picamera2 needs the picamera2 package (apt install python3-picamera2): {exc}"
+                ) from None
+        try:
+            cam = module.Picamera2()
+            config = cam.create_video_configuration(main={"size": (self.width, self.height), "format": "RGB888"})
+            cam.configure(config)
+            cam.start()
+            time.sleep(self.warmup_s)  # automatic exposure and white balance settle first
+            metadata = cam.capture_metadata()
+            # Lock them so that die colours read the same all game long.
+            cam.set_controls({
+                "AeEnable": False,
+                "AwbEnable": False,
+                "ExposureTime": metadata.get("ExposureTime", 10000),
+                "AnalogueGain": metadata.get("AnalogueGain", 1.0),
+                "ColourGains": metadata.get("ColourGains", (1.5, 1.5)),
+            })
+        except CameraError:
+            raise
+        except Exception as exc:  # picamera2 raises RuntimeError and others when no camera is attached
+            raise CameraError(f"camera picamera2 cannot be opened: {exc}") from None
+        self._cam = cam
+
+    def read(self) -> Frame:
+        if self._cam is None:
+            raise CameraError("camera picamera2 is not open")
+        try:
+            image = self._cam.capture_array("main")  # "RGB888" is B, G, R in memory: what OpenCV expects
+        except Exception as exc:
+            raise CameraError(f"camera picamera2 gave no frame: {exc}") from None
+        self._index += 1
+        return Frame(np.asarray(image)[:, :, :3], self._index, time.monotonic())
+
+    def close(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is not None:
+            try:
+                cam.stop()
+            finally:
+                cam.close()
+
+
+class ReplaySource(FrameSource):
+    """A recording played back: each frame at its recorded time (or at once with ``fast``)."""
+
+    def __init__(self, path: str | Path, *, fast: bool = False, start: int = 0, loop: bool = False,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        from device.recording import load_recording
+
+        self.recording = load_recording(path)
+        self.name = f"replay:{path}"
+        self.fast, self.start, self.loop, self.sleep = fast, start, loop, sleep
+        self._position = start
+        self._t0 = 0.0
+        self._cache: tuple[str, np.ndarray | None] | None = None
+
+    def open(self) -> None:
+        self._t0 = time.monotonic() - (self.recording.frames[self._position].t if self._position < len(self) else 0)
+
+    def __len__(self) -> int:
+        return len(self.recording.frames)
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    def read(self) -> Frame:
+        if self._position >= len(self):
+            if not self.loop:
+                raise EOFError("end of the recording")
+            self._position = 0
+            self.open()
+        info = self.recording.frames[self._position]
+        if not self.fast:
+            delay = self._t0 + info.t - time.monotonic()
+            if delay > 0:
+                self.sleep(delay)
+        image = self._image(info.file)
+        frame = Frame(image, self._position, time.monotonic(), truth=info.dice, inputs=info.inputs)
+        self._position += 1
+        return frame
+
+    def _image(self, name: str) -> np.ndarray | None:
+        # Still frames of a recording share one file; decode it once.
+        if self._cache is not None and self._cache[0] == name:
+            return self._cache[1]
+        path = self.recording.root / name
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        self._cache = (name, image)
+        return image  # None for a corrupt file: the stability filter ignores it
+
+    def close(self) -> None:
+        pass
+
+
+def make_source(spec: str, *, width: int = 1280, height: int = 960, warmup_s: float = 2.0,
+                fast: bool = False, start: int = 0, loop: bool = False) -> FrameSource:
+    """The source named by ``spec``; an unknown name is an error, never a fallback."""
+    if spec == "picamera2":
+        return Picamera2Source(width, height, warmup_s)
+    if spec.startswith("opencv:"):
+        number = spec.partition(":")[2]
+        if not number.isdigit():
+            raise UsageError(f"source {spec!r}: opencv:N needs a camera number, e.g. opencv:0")
+        return OpenCVSource(int(number), width, height)
+    if spec.startswith("replay:"):
+        path = spec.partition(":")[2]
+        if not path:
+            raise UsageError("source 'replay:' needs a recording folder, e.g. replay:device/recordings/pasa-2p")
+        return ReplaySource(path, fast=fast, start=start, loop=loop)
+    raise UsageError(f"unknown frame source {spec!r}; sources: picamera2, opencv:N, replay:PATH")
+
+
+class Camera:
+    """The one owner of a frame source: a thread reads frames and keeps the latest for everyone else."""
+
+    def __init__(self, source: FrameSource, *, lost_after_s: float = 1.5, reconnect_min_s: float = 0.5,
+                 reconnect_max_s: float = 8.0, on_status: Callable[[str, str], None] | None = None) -> None:
+        self.source = source
+        self.lost_after_s = lost_after_s
+        self.reconnect_min_s, self.reconnect_max_s = reconnect_min_s, reconnect_max_s
+        self.on_status = on_status or (lambda status, detail: None)
+        self._cond = threading.Condition()
+        self._latest: Frame | None = None
+        self._seq = 0
+        self._inputs: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.status = "starting"
+        self.detail = ""
+        self.ended = False
+        self.frames = 0
+
+    def start(self) -> Camera:
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._thread.start()
+        return self
+
+    def _set_status(self, status: str, detail: str) -> None:
+        if (status, detail) != (self.status, self.detail):
+            self.status, self.detail = status, detail
+            self.on_status(status, detail)
+
+    def _run(self) -> None:
+        backoff = self.reconnect_min_s
+        while not self._stop.is_set():
+            try:
+                self.source.open()
+            except CameraError as exc:
+                self._set_status("lost", str(exc))
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, self.reconnect_max_s)
+                continue
+            self._set_status("ok", self.source.name)
+            backoff = self.reconnect_min_s
+            try:
+                while not self._stop.is_set():
+                    frame = self.source.read()
+                    with self._cond:
+                        self._seq += 1
+                        self.frames += 1
+                        self._latest = frame
+                        self._inputs.extend(frame.inputs)
+                        self._cond.notify_all()
+            except EOFError:
+                self._set_status("ended", "end of the recording")
+                with self._cond:
+                    self.ended = True
+                    self._cond.notify_all()
+                return
+            except CameraError as exc:
+                log.warning("camera failed: %s", exc)
+                self._set_status("lost", str(exc))
+            except Exception as exc:  # a driver bug must not kill the owner thread: reconnect instead
+                log.exception("camera failed")
+                self._set_status("lost", f"camera error: {exc}")
+            finally:
+                self.source.close()
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, self.reconnect_max_s)
+
+    def latest(self, after: int, timeout: float) -> tuple[int, Frame | None, list[dict[str, Any]]]:
+        """Wait up to ``timeout`` for a frame newer than sequence ``after``; also hand over queued inputs."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._seq > after or self.ended or self._stop.is_set(), timeout)
+            inputs, self._inputs = self._inputs, []
+            if self._seq > after:
+                return self._seq, self._latest, inputs
+            return after, None, inputs
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
