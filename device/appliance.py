@@ -234,6 +234,11 @@ class Appliance:
         server = self.server
         while not self._web_stop.is_set():
             server.asyncore.loop(timeout=0.2, map=server._map, count=1)
+        # server.close() closes only the listening socket and the trigger; close the clients' channels
+        # (an SSE page still connected) here too, rather than leave their sockets to the garbage collector.
+        for channel in list(server._map.values()):
+            if channel is not server:
+                channel.close()
         server.close()
 
     # --- the main loop ----------------------------------------------------------------------

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def _events(db: Path) -> int:
     if not db.exists():
         return 0
     try:
-        with sqlite3.connect(db, timeout=1) as conn:
+        with closing(sqlite3.connect(db, timeout=1)) as conn:
             return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
     except sqlite3.Error:
         return 0
