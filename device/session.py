@@ -107,13 +107,7 @@ class GameSession:
             return True
 
     def _load(self, record: GameRecord) -> None:
-        game = find_game(record.game)
-        state = game.initial_state(record.players, record.options)
-        actions = []
-        for text in record.actions:
-            action = game.action_from_json(text)
-            state = game.apply(state, action)
-            actions.append(action)
+        game, state, actions = replay_record(record)
         self.game, self.record, self.state = game, record, state
         self.adapter = self._adapter_factory(game)
         self.actions, self.origins = actions, list(record.origins)
@@ -419,14 +413,21 @@ class GameSession:
         return game_record_json(record)
 
 
-def game_record_json(record: GameRecord) -> dict[str, Any]:
+def replay_record(record: GameRecord) -> tuple[Game[Any, Any], Any, list[Any]]:
+    """The game, its state after every logged action, and the actions: the log is the only truth."""
     game = find_game(record.game)
     state = game.initial_state(record.players, record.options)
     actions = []
     for text in record.actions:
         action = game.action_from_json(text)
         state = game.apply(state, action)
-        actions.append(game.action_text(action))
+        actions.append(action)
+    return game, state, actions
+
+
+def game_record_json(record: GameRecord) -> dict[str, Any]:
+    game, state, replayed = replay_record(record)
+    actions = [game.action_text(action) for action in replayed]
     status = game.status(state)
     return {
         "id": record.id,

@@ -24,6 +24,7 @@ import numpy as np
 from models import MODELS_DIR
 from vision.crop import CROP_SIZE
 from vision.modelcard import ModelCard, load_model
+from vision.render import PIP_LAYOUT  # the layout the renderer draws: one definition for both
 
 MODEL_NAME = "dice-face"
 #: Below this top probability the model's answer is not trusted on its own.
@@ -252,15 +253,6 @@ def _cocked_batch(lab: np.ndarray, n: int, size: int, die: float) -> np.ndarray:
     return ok & (elongation > COCKED_ELONGATION)
 
 
-#: Pip centres on a unit face for faces 1..6 (the standard layout; 6 has rows at 0.22, 0.5, 0.78).
-PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
-    1: ((0.5, 0.5),),
-    2: ((0.25, 0.25), (0.75, 0.75)),
-    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
-    4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
-    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
-    6: ((0.25, 0.22), (0.25, 0.5), (0.25, 0.78), (0.75, 0.22), (0.75, 0.5), (0.75, 0.78)),
-}
 
 
 def _pair_distances(points: np.ndarray) -> np.ndarray:
