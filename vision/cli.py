@@ -48,6 +48,13 @@ def register(subparsers: Any) -> None:
         "--out", type=Path, metavar="DIR", help="write results.csv, confusion.csv, summary.json and errors.png there"
     )
     ev.add_argument("--truth-boxes", action="store_true", help="read the labelled boxes instead of detecting")
+    ev.add_argument(
+        "--corrections",
+        type=Path,
+        metavar="FILE",
+        help="measure against the manifest with these label corrections applied (JSON lines; the Byler set's "
+        "audited ones are vision/labels/byler-corrections.jsonl)",
+    )
     ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
     ev.add_argument("--threads", type=int, default=1)
     ev.set_defaults(func=run_eval)
@@ -108,7 +115,7 @@ def measure_dice(recognizer: DiceRecognizer, image: Any) -> list[tuple[tuple[flo
 def run_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, format_summary, write_results
     from vision.recognize import FixedDetector
-    from vision.splits import read_manifest, split_of
+    from vision.splits import apply_corrections, read_corrections, read_manifest, split_of
 
     if not args.manifest.is_file():
         raise ImageError(f"{args.manifest}: no such manifest")
@@ -117,6 +124,11 @@ def run_eval(args: argparse.Namespace) -> int:
         records = [r for r in records if split_of(r["image"]) == args.split]
     if not records:
         raise ValueError(f"{args.manifest}: no photos in split {args.split!r}")
+    applied = 0
+    if args.corrections is not None:
+        if not args.corrections.is_file():
+            raise ValueError(f"{args.corrections}: no such corrections file")
+        records, applied = apply_corrections(records, read_corrections(args.corrections))
     detector = FixedDetector() if args.truth_boxes else None
     recognizer = DiceRecognizer(detector=detector, threads=args.threads)
     done = [0]
@@ -132,6 +144,9 @@ def run_eval(args: argparse.Namespace) -> int:
         "split": args.split,
         "detector": "labelled boxes" if args.truth_boxes else "vision.detect.DiceDetector",
     }
+    if args.corrections is not None:
+        extra["corrections"] = str(args.corrections)
+        extra["corrections_applied"] = applied
     summary = {**evaluation.summary(), **extra}
     if args.out is not None:
         write_results(evaluation, args.out, extra)
@@ -148,7 +163,8 @@ def _update_card(summary: dict[str, Any]) -> None:
     path = MODELS_DIR / "dice-face.card.json"
     card = json.loads(path.read_text(encoding="utf-8"))
     key = "eval_dice_truth_boxes" if summary["detector"] == "labelled boxes" else "eval_dice"
-    card.setdefault("metrics", {})[f"{key}_{summary['split']}"] = {
+    corrected = "_corrected" if "corrections" in summary else ""
+    card.setdefault("metrics", {})[f"{key}_{summary['split']}{corrected}"] = {
         k: v for k, v in summary.items() if k not in ("worst_images", "manifest")
     }
     path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")

@@ -4,13 +4,22 @@ Byler photos are for measuring: a photo is in the validation split when the SHA-
 falls in the first fifth of the hash range (about 30 of 150 photos), a rule that does not depend on
 the order or number of photos, so a trainer and an evaluator can never disagree. Rune55 photos are all
 for training, as their README asks.
+
+Label corrections: a manifest's labels are somebody's reading of the photos and a few are wrong. A
+corrections file (JSON lines, ``vision/labels/byler-corrections.jsonl`` for the Byler set) names each
+labelled die it changes by its image, box and value as the manifest has them, and gives the ``fix`` (the
+box and value it should have, or ``null`` to drop it) and ``why``; ``box`` and ``value`` ``null`` adds a die
+the manifest lacks. :func:`apply_corrections` refuses a file that does not fit the manifest, so a fix can
+never land on the wrong die. ``companion eval-dice --corrections FILE`` reports figures against them; the
+figures against the manifest as given are always reported too.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,3 +52,80 @@ def read_manifest(path: Path) -> Iterator[dict[str, Any]]:
 def byler_records(shared: Path, split: Split) -> list[dict[str, Any]]:
     manifest = shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
     return [r for r in read_manifest(manifest) if split_of(r["image"]) == split]
+
+
+#: The audited corrections of the Byler manifest (see the module's doc and ``docs/vision.md``).
+BYLER_CORRECTIONS = Path(__file__).resolve().parent / "labels" / "byler-corrections.jsonl"
+
+
+def read_corrections(path: Path) -> list[dict[str, Any]]:
+    """The corrections in ``path``, each checked for its fields (ValueError naming the line otherwise)."""
+    corrections = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                fix = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+            if not isinstance(fix, dict) or not isinstance(fix.get("image"), str) or not fix.get("why"):
+                raise ValueError(f"{where}: a correction needs 'image', 'box', 'value', 'fix' and 'why'")
+            if (fix.get("box") is None) != (fix.get("value") is None):
+                raise ValueError(f"{where}: 'box' and 'value' are both the manifest's, or both null (a die it lacks)")
+            new = fix.get("fix")
+            if new is not None and not (
+                isinstance(new, dict) and _is_box(new.get("box")) and new.get("value") in (1, 2, 3, 4, 5, 6)
+            ):
+                raise ValueError(f"{where}: 'fix' is null (drop the die) or {{'box': [x0, y0, x1, y1], 'value': 1..6}}")
+            if fix.get("box") is None and new is None:
+                raise ValueError(f"{where}: a correction with no die and no fix changes nothing")
+            corrections.append(fix)
+    return corrections
+
+
+def apply_corrections(
+    records: Iterable[dict[str, Any]], corrections: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], int]:
+    """Copies of ``records`` with the corrections applied, and how many applied (the ones whose image is not
+    among the records are skipped, so a split can be corrected). A correction whose die is not in its image
+    as the manifest has it is an error: the file was made for another manifest."""
+    out = [copy.deepcopy(r) for r in records]
+    by_image = {r["image"]: r for r in out}
+    applied = 0
+    for fix in corrections:
+        record = by_image.get(fix["image"])
+        if record is None:
+            continue
+        dice = record["dice"]
+        if fix.get("box") is not None:
+            index = next(
+                (i for i, d in enumerate(dice) if d["value"] == fix["value"] and _same_box(d["box"], fix["box"])), None
+            )
+            if index is None:
+                raise ValueError(
+                    f"correction for {fix['image']}: no die {fix['value']} at {fix['box']} in the manifest"
+                )
+            if fix["fix"] is None:
+                del dice[index]
+            else:
+                dice[index] = {**dice[index], "box": list(fix["fix"]["box"]), "value": fix["fix"]["value"]}
+        else:
+            dice.append({"box": list(fix["fix"]["box"]), "value": fix["fix"]["value"]})
+        applied += 1
+    return out, applied
+
+
+def _is_box(box: Any) -> bool:
+    return (
+        isinstance(box, list)
+        and len(box) == 4
+        and all(isinstance(v, int | float) for v in box)
+        and box[2] > box[0]
+        and box[3] > box[1]
+    )
+
+
+def _same_box(a: list[float], b: list[float]) -> bool:
+    return all(abs(float(x) - float(y)) <= 0.5 for x, y in zip(a, b, strict=True))
