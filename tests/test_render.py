@@ -56,3 +56,39 @@ def test_a_tipped_die_is_marked_cocked_and_shows_a_second_face() -> None:
     assert die.cocked
     width, height = die.box[2] - die.box[0], die.box[3] - die.box[1]
     assert max(width, height) > 80 * 1.15, "the tipped die's outline grows along the tilt"
+
+
+def test_faint_pips_blend_only_dark_dice_and_change_nothing_when_off() -> None:
+    plain, truth = render_scene(np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40))
+    off, truth_off = render_scene(
+        np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40), faint_pips=0.0
+    )
+    assert np.array_equal(plain, off) and truth == truth_off
+
+    def pip_contrast(image: np.ndarray, die: object) -> float:
+        # Lab distance between the die's body and its most different pixels, on its top face.
+        x, y = (round(v) for v in die.centre)  # type: ignore[attr-defined]
+        half = round(die.side * 0.35)  # type: ignore[attr-defined]
+        lab = cv2.cvtColor(image[y - half : y + half, x - half : x + half], cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        distance = np.linalg.norm(lab.astype(float) - np.median(lab, axis=0), axis=1)
+        return float(np.percentile(distance, 97))
+
+    specs = [DieSpec(value=5, body=body, pips=(40, 30, 190), centre=(60.0 + 120 * i, 60.0), side=80.0, angle=0.0)
+             for i, body in enumerate([(35, 35, 35), (30, 210, 235)])]  # fmt: skip
+    sharp, _ = render_scene(np.random.default_rng(0), size=(240, 120), dice=specs, style=PLAIN)
+    faint, _ = render_scene(np.random.default_rng(0), size=(240, 120), dice=specs, style=PLAIN, faint_pips=1.0)
+    assert np.array_equal(sharp, faint), "dice given by the caller keep their own pips"
+    rng_scenes = [
+        render_scene(np.random.default_rng(s), size=(480, 480), n_dice=(20, 20), side_range=(40, 50), faint_pips=f)
+        for s in range(3)
+        for f in (0.0, 1.0)
+    ]
+    dark = [
+        (pip_contrast(image, die), f)
+        for (image, dice), f in zip(rng_scenes, [0.0, 1.0] * 3, strict=True)
+        for die in dice
+        if 0.114 * die.body[0] + 0.587 * die.body[1] + 0.299 * die.body[2] < 90 and not die.cocked
+    ]
+    sharp_mean = np.mean([c for c, f in dark if f == 0.0])
+    faint_mean = np.mean([c for c, f in dark if f == 1.0])
+    assert faint_mean < 0.8 * sharp_mean

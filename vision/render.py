@@ -290,7 +290,7 @@ def random_die(rng: np.random.Generator, side_range: tuple[float, float] = (20, 
     body = DIE_COLOURS[name]
     jitter = rng.normal(0, 12, 3)
     body = tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(body, jitter, strict=True))  # type: ignore[assignment]
-    luminance = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    luminance = _luminance(body)
     pip_name = "black" if luminance > 140 else str(rng.choice(["white", "white", "gold", "red"]))
     if luminance > 140 and rng.random() < 0.25:
         pip_name = "red"
@@ -302,6 +302,10 @@ def random_die(rng: np.random.Generator, side_range: tuple[float, float] = (20, 
         angle=float(rng.uniform(0, 90)),
         colour_name=name,
     )
+
+
+def _luminance(body: BGR) -> float:
+    return 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
 
 
 def place_dice(
@@ -400,12 +404,14 @@ def render_scene(
     side_range: tuple[float, float] = (20, 60),
     style: SceneStyle | None = None,
     cocked_fraction: float = 0.0,
+    faint_pips: float = 0.0,
 ) -> tuple[np.ndarray, list[RenderedDie]]:
     """A BGR uint8 image of dice on a table, and the truth of every die drawn.
 
     ``size`` is (width, height). Without ``dice`` a random number in ``n_dice`` of random dice is drawn;
-    a fraction ``cocked_fraction`` of them is tipped. Dice that found no free place are left out, so
-    the truth lists exactly the dice in the image.
+    a fraction ``cocked_fraction`` of them is tipped, and a fraction ``faint_pips`` of the dark ones (the
+    dark translucent dice of real sets, whose red pips barely stand out) get pips blended toward the body.
+    Dice that found no free place are left out, so the truth lists exactly the dice in the image.
     """
     width, height = size
     style = style or random_style(rng)
@@ -418,6 +424,13 @@ def render_scene(
             else d
             for d in dice
         ]
+        if faint_pips > 0:  # drawn only when asked, so scenes of a seed without it are unchanged
+            dice = [
+                replace(d, pip_contrast=float(rng.uniform(0.35, 0.75)))
+                if _luminance(d.body) < 90 and rng.random() < faint_pips
+                else d
+                for d in dice
+            ]
     specs = place_dice(rng, dice, width, height)
     image = render_surface(rng, width, height, style)
     truth = [draw_die(image, spec, style, rng) for spec in specs]
