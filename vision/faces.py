@@ -1,8 +1,8 @@
 """Reading a die's top face: the ONNX face model, the classical pip count that second-guesses it, and the rule
 that turns the two into a value or an honest "unsure".
 
-The face model (``models/dice-face.onnx``, card ``dice-face.card.json``) reads a :data:`~vision.crop.CROP_SIZE`
-crop cut by :func:`vision.crop.crop_die` and gives a probability per face. The pip count is independent: it
+The face model (``models/dice-face.onnx``, card ``dice-face.card.json``) reads a square crop (its side is in
+the card) cut by :func:`vision.crop.crop_die` and gives a probability per face. The pip count is independent: it
 looks for round blobs that differ from the die's body colour on a larger crop of the same die and abstains
 (``None``) when what it sees is not a clean set of 1 to 6 pips. A die is *unsure* when the model's confidence
 is below :data:`CONFIDENCE_FLOOR`, when the pip count disagrees with the model, or when the die is cocked.
@@ -22,7 +22,6 @@ import cv2
 import numpy as np
 
 from models import MODELS_DIR
-from vision.crop import CROP_SIZE
 from vision.modelcard import ModelCard, load_model
 from vision.render import PIP_LAYOUT  # the layout the renderer draws: one definition for both
 
@@ -55,9 +54,10 @@ class FaceModel:
     def __init__(self, threads: int = 1, models_dir: Path = MODELS_DIR) -> None:
         self.session, self.card = load_model(MODEL_NAME, models_dir, threads=threads)
         self.input_name = self.session.get_inputs()[0].name
+        # The crop side is the model's own (its card says it); the crop rule is the same at every size.
         self.size = int(self.card.input_shape[-1])
-        if self.size != CROP_SIZE:
-            raise ValueError(f"face model takes {self.size} px crops, but the crop rule makes {CROP_SIZE} px")
+        if self.size < 16 or self.card.input_shape[-2] != self.size:
+            raise ValueError(f"face model input {list(self.card.input_shape)} is not a square crop of 16 px or more")
         labels = self.card.labels
         if [label for label in labels if label != "none"] != [str(v) for v in range(1, 7)]:
             raise ValueError(f"face model labels {list(labels)} are not the faces 1..6 (and 'none')")

@@ -65,7 +65,12 @@ def jittered_candidate(rng: np.random.Generator, box: tuple[float, float, float,
 
 
 def real_crops(
-    shared: Path, folds: set[str], repeats: dict[str, int], rng: np.random.Generator, jitter: bool = True
+    shared: Path,
+    folds: set[str],
+    repeats: dict[str, int],
+    rng: np.random.Generator,
+    jitter: bool = True,
+    size: int = CROP_SIZE,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops and labels (0..5) of the real photos in ``folds`` ('rune55', 'train', 'tune', 'val')."""
     crops: list[np.ndarray] = []
@@ -84,11 +89,11 @@ def real_crops(
                 # The label has no angle: measure it, as the detector does, so crops come out upright.
                 angle = estimate_angle(image, ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) + (y1 - y0)) / 2)
                 if not jitter:
-                    crops.append(crop_die(image, box_to_candidate(box, angle)))
+                    crops.append(crop_die(image, box_to_candidate(box, angle), size))
                     labels.append(int(die["value"]) - 1)
                     continue
                 for _ in range(repeats.get(fold, 1)):
-                    crops.append(crop_die(image, jittered_candidate(rng, box, angle)))  # type: ignore[arg-type]
+                    crops.append(crop_die(image, jittered_candidate(rng, box, angle), size))  # type: ignore[arg-type]
                     labels.append(int(die["value"]) - 1)
     return np.stack(crops), np.array(labels, np.int64)
 
@@ -103,7 +108,7 @@ def _clear_of(box: tuple[float, float, float, float], boxes: list[list[float]], 
 
 
 def background_crops(
-    shared: Path, folds: set[str], per_image: int, rng: np.random.Generator
+    shared: Path, folds: set[str], per_image: int, rng: np.random.Generator, size: int = CROP_SIZE
 ) -> tuple[np.ndarray, np.ndarray]:
     """Crops that are not a die: die-sized squares of the real photos away from every labelled die (bare
     table, tray edges, shadows) or well off a die's centre (half a die and its neighbour), labelled 6."""
@@ -136,34 +141,48 @@ def background_crops(
                     limit = 0.3
                 box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
                 if _clear_of(box, boxes, limit):
-                    crops.append(crop_die(image, DieCandidate((cx, cy), side, float(rng.uniform(0, 90)), 1.0)))
+                    crops.append(crop_die(image, DieCandidate((cx, cy), side, float(rng.uniform(0, 90)), 1.0), size))
                     made += 1
     return np.stack(crops), np.full(len(crops), NOT_A_DIE, np.int64)
 
 
-def rendered_crops(count: int, rng: np.random.Generator, progress: Any = None) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` crops of rendered dice (small scenes, many dice each, a few cocked)."""
+def rendered_crops(
+    count: int, rng: np.random.Generator, progress: Any = None, size: int = CROP_SIZE, faint_pips: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` crops of rendered dice (small scenes, many dice each, a few cocked, ``faint_pips`` of the
+    dark ones with low-contrast pips)."""
     from vision.render import render_scene
 
     crops: list[np.ndarray] = []
     labels: list[int] = []
     while len(crops) < count:
-        image, truth = render_scene(rng, size=(320, 320), n_dice=(6, 14), side_range=(18, 64), cocked_fraction=0.04)
+        image, truth = render_scene(
+            rng, size=(320, 320), n_dice=(6, 14), side_range=(18, 64), cocked_fraction=0.04, faint_pips=faint_pips
+        )
         for die in truth:
             for _ in range(2):
-                crops.append(crop_die(image, jittered_candidate(rng, die.box, die.angle)))
+                crops.append(crop_die(image, jittered_candidate(rng, die.box, die.angle), size))
                 labels.append(die.value - 1)
         if progress is not None:
             progress.update(len(truth) * 2)
     return np.stack(crops[:count]), np.array(labels[:count], np.int64)
 
 
-def build_model() -> Any:
+#: Channels of the four conv blocks, per crop size. The 48 px net starts narrower so that it costs about what
+#: the 32 px one does per die (6 M against 8 M multiply-adds) while seeing pips at about their photographed size.
+CHANNELS = {32: (24, 48, 64, 96), 48: (16, 32, 64, 96)}
+
+
+def build_model(size: int = CROP_SIZE) -> Any:
     import torch
     from torch import nn
 
+    if size not in CHANNELS:
+        raise ValueError(f"no face network for {size} px crops (known: {sorted(CHANNELS)})")
+    c1, c2, c3, c4 = CHANNELS[size]
+
     class FaceNet(nn.Module):
-        """Four 3x3 conv blocks on a 32 px crop; the crop is standardised inside the graph."""
+        """Four 3x3 conv blocks (three halve the size); the crop is standardised inside the graph."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -176,12 +195,12 @@ def build_model() -> Any:
                 return layers
 
             self.features = nn.Sequential(
-                *block(3, 24, True),  # 16 px
-                *block(24, 48, True),  # 8 px
-                *block(48, 64, True),  # 4 px
-                *block(64, 96, False),
+                *block(3, c1, True),
+                *block(c1, c2, True),
+                *block(c2, c3, True),
+                *block(c3, c4, False),
             )
-            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(96, 7))
+            self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(c4, 7))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             mean = x.mean(dim=(1, 2, 3), keepdim=True)
@@ -214,9 +233,16 @@ def augment(batch: Any, generator: Any) -> Any:
 
 
 def to_tensor(crops: np.ndarray) -> Any:
+
+    return as_uint8_tensor(crops).float() / 255.0
+
+
+def as_uint8_tensor(crops: np.ndarray) -> Any:
+    """(N, S, S, 3) uint8 -> (N, 3, S, S) uint8 tensor: the training set stays in bytes (a quarter of the
+    memory of floats) and each batch is turned into floats when it is drawn."""
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2))).float() / 255.0
+    return torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)))
 
 
 def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
@@ -224,15 +250,17 @@ def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> tuple[float, 
 
     model.eval()
     with torch.no_grad():
-        probs = torch.softmax(model(to_tensor(crops)), dim=1).numpy()
+        probs = np.concatenate(
+            [torch.softmax(model(to_tensor(crops[i : i + 1024])), dim=1).numpy() for i in range(0, len(crops), 1024)]
+        )
     return float((probs.argmax(1) == labels).mean()) if len(labels) else 0.0, probs
 
 
-def export(model: Any, path: Path) -> None:
+def export(model: Any, path: Path, size: int) -> None:
     import torch
 
     model.eval()
-    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(
         model,
         (dummy,),
@@ -253,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rendered", type=int, default=12000, help="rendered crops to train on")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (at most 2)")
     parser.add_argument(
+        "--faint-pips", type=float, default=0.0, help="share of dark rendered dice drawn with low-contrast pips"
+    )
+    parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
+    parser.add_argument(
         "--hold-out-tune",
         action="store_true",
         help="keep the tune fold out of training (to measure while developing); by default the final model "
@@ -270,25 +302,26 @@ def main(argv: list[str] | None = None) -> int:
 
     print("cutting real crops ...", flush=True)
     folds = {"rune55", "train"} if args.hold_out_tune else {"rune55", "train", "tune"}
-    real_x, real_y = real_crops(args.shared, folds, {"rune55": 4, "train": 16, "tune": 16}, rng)
-    tune_x, tune_y = real_crops(args.shared, {"tune"}, {"tune": 4}, np.random.default_rng(SEED + 1))
-    tune_plain_x, tune_plain_y = real_crops(args.shared, {"tune"}, {}, rng, jitter=False)
-    val_x, val_y = real_crops(args.shared, {"val"}, {}, rng, jitter=False)
+    size = args.crop_size
+    real_x, real_y = real_crops(args.shared, folds, {"rune55": 4, "train": 16, "tune": 16}, rng, size=size)
+    tune_x, tune_y = real_crops(args.shared, {"tune"}, {"tune": 4}, np.random.default_rng(SEED + 1), size=size)
+    tune_plain_x, tune_plain_y = real_crops(args.shared, {"tune"}, {}, rng, jitter=False, size=size)
+    val_x, val_y = real_crops(args.shared, {"val"}, {}, rng, jitter=False, size=size)
     with tqdm(total=args.rendered, desc="rendering", unit="crop") as bar:
-        rend_x, rend_y = rendered_crops(args.rendered, rng, bar)
-    back_x, back_y = background_crops(args.shared, folds, 6, rng)
+        rend_x, rend_y = rendered_crops(args.rendered, rng, bar, size=size, faint_pips=args.faint_pips)
+    back_x, back_y = background_crops(args.shared, folds, 6, rng, size=size)
     train_x = np.concatenate([real_x, rend_x, back_x])
     train_y = np.concatenate([real_y, rend_y, back_y])
     print(f"not-a-die crops: {len(back_x)}")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
 
-    model = build_model()
+    model = build_model(size)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch_size = 256
     steps = args.epochs * math.ceil(len(train_y) / batch_size)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
     generator = torch.Generator().manual_seed(SEED)
-    x_all, y_all = to_tensor(train_x), torch.from_numpy(train_y)
+    x_all, y_all = as_uint8_tensor(train_x), torch.from_numpy(train_y)
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
         model.train()
@@ -297,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         with tqdm(range(0, len(order), batch_size), desc=f"epoch {epoch + 1}/{args.epochs}", unit="batch") as bar:
             for start in bar:
                 idx = order[start : start + batch_size]
-                xb = augment(x_all[idx], generator)
+                xb = augment(x_all[idx].float() / 255.0, generator)
                 loss = loss_fn(model(xb), y_all[idx])
                 optimiser.zero_grad()
                 loss.backward()
@@ -318,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "dice-face.onnx"
-    export(model, onnx_path)
+    export(model, onnx_path, size)
     _check_export(model, onnx_path, tune_x[:64])
     card: dict[str, Any] = {
         "name": "dice-face",
@@ -326,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "sha256": sha256_of(onnx_path),
         "input": {
             "name": "input",
-            "shape": [-1, 3, CROP_SIZE, CROP_SIZE],
+            "shape": [-1, 3, size, size],
             "dtype": "float32",
             "layout": "NCHW, BGR",
             "normalisation": "x / 255; the graph standardises each crop (mean 0, std 1) itself",
@@ -339,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         "labels": ["1", "2", "3", "4", "5", "6", "none"],
         "crop_rule": (
             f"vision.crop.crop_die: the square of side {1 + CROP_MARGIN:g} x the die's side centred on the die and "
-            f"turned by its angle so its edges are axis-aligned, sampled to {CROP_SIZE}x{CROP_SIZE} BGR "
+            f"turned by its angle so its edges are axis-aligned, sampled to {size}x{size} BGR "
             "(area-averaged when shrinking more than 2x, border pixels repeated)"
         ),
         "training": {

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.colour import Palette, load_palette, measure_bodies
-from vision.crop import CROP_SIZE, as_bgr, crop_die
+from vision.crop import as_bgr, crop_die
 from vision.faces import NOT_A_DIE_FLOOR, PIP_CROP_SIZE, FaceModel, count_pips_batch, decide, second_look
 from vision.types import DieCandidate, DieReading
 
@@ -102,7 +102,7 @@ class DiceRecognizer:
         if not found:
             return []
         image = as_bgr(image)
-        small = np.stack([crop_die(image, c, CROP_SIZE) for c in found])
+        small = np.stack([crop_die(image, c, self.faces.size) for c in found])
         probabilities, not_die = self.faces.read(small)
         # The face model also knows what is not a die: it drops the detector's clear false finds (a die it
         # is only half sure about stays, with a low face confidence, so it comes out unsure).
@@ -112,7 +112,11 @@ class DiceRecognizer:
             small, probabilities = small[keep], probabilities[keep]
             if not found:
                 return []
-        large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
+        # A face model that reads pip-counter-sized crops shares them (one crop per die instead of two).
+        if self.faces.size == PIP_CROP_SIZE:
+            large = small
+        else:
+            large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
         pip_readings = count_pips_batch(large)
         probabilities = second_look(self.faces, small, probabilities, [p.count for p in pip_readings])
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
