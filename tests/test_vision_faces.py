@@ -221,6 +221,7 @@ def test_model_card_matches_the_model_and_is_small() -> None:
     assert path.stat().st_size < 1_000_000
     assert "crop_die" in card.crop_rule
     assert card.training["seed"] == 0
+    assert card.training["faint_pips"] == 0.5  # the recipe make train runs (vision.read_train's default)
     assert 0.9 < card.metrics["tune_fold_accuracy_box_crops"] <= 1.0
     session, _ = load_model("dice-face")
     assert session.get_inputs()[0].shape[1:] == [3, CROP_SIZE, CROP_SIZE]

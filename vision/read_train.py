@@ -11,7 +11,8 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
 * not-a-die crops (label ``none``, the seventh output): die-sized squares of the same photos away from every
   labelled die or well off a die's centre, so the reader can drop a detector's false finds;
 * rendered dice from :mod:`vision.render` (random sizes, colours, pip colours, lighting, shadows, blur,
-  noise, JPEG, side faces, touching neighbours, a few cocked), cut from their box and true angle the same way.
+  noise, JPEG, side faces, touching neighbours, a few cocked, half the dark ones with faint pips like the
+  dark translucent dice of the photos), cut from their box and true angle the same way.
 
 Photometric augmentation (grey, channel swaps, brightness, contrast, noise) and the eight symmetries of the
 square (which keep a face's value) are drawn per batch. Seeds are fixed; torch uses at most two threads.
@@ -281,7 +282,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rendered", type=int, default=12000, help="rendered crops to train on")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (at most 2)")
     parser.add_argument(
-        "--faint-pips", type=float, default=0.0, help="share of dark rendered dice drawn with low-contrast pips"
+        "--faint-pips",
+        type=float,
+        default=0.5,
+        help="share of dark rendered dice drawn with low-contrast pips (default 0.5: chosen on the tune fold)",
     )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
@@ -385,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": "make train (python -m vision.read_train)",
             "seed": SEED,
             "epochs": args.epochs,
+            "faint_pips": args.faint_pips,
             "seconds": round(time.time() - started),
         },
         "metrics": {
