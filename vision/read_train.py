@@ -174,13 +174,13 @@ def rendered_crops(
 CHANNELS = {32: (24, 48, 64, 96), 48: (16, 32, 64, 96)}
 
 
-def build_model(size: int = CROP_SIZE) -> Any:
+def build_model(size: int = CROP_SIZE, channels: tuple[int, int, int, int] | None = None) -> Any:
     import torch
     from torch import nn
 
     if size not in CHANNELS:
         raise ValueError(f"no face network for {size} px crops (known: {sorted(CHANNELS)})")
-    c1, c2, c3, c4 = CHANNELS[size]
+    c1, c2, c3, c4 = channels or CHANNELS[size]
 
     class FaceNet(nn.Module):
         """Four 3x3 conv blocks (three halve the size); the crop is standardised inside the graph."""
@@ -287,6 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         default=0.5,
         help="share of dark rendered dice drawn with low-contrast pips (default 0.5: chosen on the tune fold)",
     )
+    parser.add_argument(
+        "--channels",
+        type=lambda text: tuple(int(v) for v in text.split(",")),
+        help="channels of the four conv blocks, e.g. 24,48,64,96 (default: the crop size's)",
+    )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
         "--hold-out-tune",
@@ -319,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"not-a-die crops: {len(back_x)}")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
 
-    model = build_model(size)
+    if args.channels is not None and len(args.channels) != 4:
+        parser.error("--channels takes four numbers")
+    model = build_model(size, args.channels)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch_size = 256
     steps = args.epochs * math.ceil(len(train_y) / batch_size)
@@ -390,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             "seed": SEED,
             "epochs": args.epochs,
             "faint_pips": args.faint_pips,
+            "channels": list(args.channels or CHANNELS[size]),
             "seconds": round(time.time() - started),
         },
         "metrics": {
