@@ -203,10 +203,16 @@ class ReplaySource(FrameSource):
         # Still frames of a recording share one file; decode it once.
         if self._cache is not None and self._cache[0] == name:
             return self._cache[1]
-        path = self.recording.root / name
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        from vision.recognize import ImageError, load_image
+
+        # load_image refuses a truncated file before the decoder sees it (libjpeg would print a warning on
+        # the console and decode it half grey); None is a bad frame, which the stability filter ignores.
+        try:
+            image: np.ndarray | None = load_image(self.recording.root / name)
+        except ImageError:
+            image = None
         self._cache = (name, image)
-        return image  # None for a corrupt file: the stability filter ignores it
+        return image
 
     def close(self) -> None:
         pass
