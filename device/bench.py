@@ -33,7 +33,7 @@ from device.appliance import Appliance, Reader, choose_reader
 from device.commands import DEMO_RECORDING
 from device.config import Config
 from device.recording import load_recording
-from device.sources import Frame
+from device.sources import Frame, read_frame_file
 
 
 def _frames(limit: int) -> Iterator[Frame]:
@@ -42,7 +42,7 @@ def _frames(limit: int) -> Iterator[Frame]:
     last: tuple[str, Any] = ("", None)
     for i, info in enumerate(recording.frames[:limit]):
         if info.file != last[0]:
-            last = (info.file, cv2.imread(str(recording.root / info.file), cv2.IMREAD_COLOR))
+            last = (info.file, read_frame_file(recording.root / info.file))
         yield Frame(last[1], i, 0.0, truth=info.dice, inputs=info.inputs)
 
 

@@ -203,19 +203,24 @@ class ReplaySource(FrameSource):
         # Still frames of a recording share one file; decode it once.
         if self._cache is not None and self._cache[0] == name:
             return self._cache[1]
-        from vision.recognize import ImageError, load_image
-
-        # load_image refuses a truncated file before the decoder sees it (libjpeg would print a warning on
-        # the console and decode it half grey); None is a bad frame, which the stability filter ignores.
-        try:
-            image: np.ndarray | None = load_image(self.recording.root / name)
-        except ImageError:
-            image = None
+        image = read_frame_file(self.recording.root / name)
         self._cache = (name, image)
         return image
 
     def close(self) -> None:
         pass
+
+
+def read_frame_file(path: Path) -> np.ndarray | None:
+    """A recorded frame as BGR, or None for a missing, truncated or unreadable file (a bad frame, which the
+    stability filter ignores). The file is checked before the decoder sees it: libjpeg would print a warning
+    on the console and decode a truncated JPEG half grey."""
+    from vision.recognize import ImageError, load_image
+
+    try:
+        return load_image(path)
+    except ImageError:
+        return None
 
 
 def make_source(spec: str, *, width: int = 1280, height: int = 960, warmup_s: float = 2.0,
