@@ -11,7 +11,7 @@ import pytest
 
 from device.errors import CameraError, UsageError
 from device.session import reading
-from device.sources import Camera, Frame, FrameSource, Picamera2Source, make_source
+from device.sources import Camera, Frame, FrameSource, Picamera2Source, make_source, read_frame_file
 from device.stability import StabilityFilter
 
 
@@ -201,3 +201,20 @@ def test_a_die_reported_twice_counts_once() -> None:
     ghost = replace(reading(1, 636.0, 703.0), detector_score=0.36)
     other = reading(5, 219.0, 593.0)
     assert drop_overlaps([ghost, die, other]) == [other, die]
+
+
+def test_a_bad_recorded_frame_is_none_and_prints_nothing(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    import cv2
+
+    good = tmp_path / "good.jpg"
+    cv2.imwrite(str(good), np.full((48, 64, 3), 120, np.uint8))
+    truncated = tmp_path / "truncated.jpg"
+    truncated.write_bytes(good.read_bytes()[:-200])
+    image = read_frame_file(good)
+    assert image is not None and image.shape == (48, 64, 3)
+    assert read_frame_file(truncated) is None
+    assert read_frame_file(tmp_path / "missing.jpg") is None
+    (tmp_path / "text.jpg").write_text("not a picture")
+    assert read_frame_file(tmp_path / "text.jpg") is None
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out == "", "libjpeg must not write on the console"
