@@ -292,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         type=lambda text: tuple(int(v) for v in text.split(",")),
         help="channels of the four conv blocks, e.g. 24,48,64,96 (default: the crop size's)",
     )
+    parser.add_argument(
+        "--byler-repeats", type=int, default=32, help="jittered crops per Byler train die (rune55 dice get 4)"
+    )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
         "--hold-out-tune",
@@ -312,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     print("cutting real crops ...", flush=True)
     folds = {"rune55", "train"} if args.hold_out_tune else {"rune55", "train", "tune"}
     size = args.crop_size
-    real_x, real_y = real_crops(args.shared, folds, {"rune55": 4, "train": 16, "tune": 16}, rng, size=size)
+    repeats = {"rune55": 4, "train": args.byler_repeats, "tune": args.byler_repeats}
+    real_x, real_y = real_crops(args.shared, folds, repeats, rng, size=size)
     tune_x, tune_y = real_crops(args.shared, {"tune"}, {"tune": 4}, np.random.default_rng(SEED + 1), size=size)
     tune_plain_x, tune_plain_y = real_crops(args.shared, {"tune"}, {}, rng, jitter=False, size=size)
     val_x, val_y = real_crops(args.shared, {"val"}, {}, rng, jitter=False, size=size)
@@ -388,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "training": {
             "data": (
-                f"{len(real_x)} jittered crops of real dice (rune55 all x4, Byler train split x16"
+                f"{len(real_x)} jittered crops of real dice (rune55 all x4, Byler train split x{args.byler_repeats}"
                 f"{' minus the tune fold' if args.hold_out_tune else ''}) and {len(rend_x)} crops of dice drawn by "
                 f"vision.render, and {len(back_x)} not-a-die crops of the same photos (label none); "
                 "Byler val never seen"
@@ -397,6 +401,7 @@ def main(argv: list[str] | None = None) -> int:
             "seed": SEED,
             "epochs": args.epochs,
             "faint_pips": args.faint_pips,
+            "byler_repeats": args.byler_repeats,
             "channels": list(args.channels or CHANNELS[size]),
             "seconds": round(time.time() - started),
         },
