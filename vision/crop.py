@@ -15,7 +15,7 @@ Grey-scale images give grey crops with three equal channels.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -136,38 +136,61 @@ def crop_batch(
     return np.stack([crop_die(image, t, size, margin) for t in targets])
 
 
-def estimate_angle(image: np.ndarray, centre: tuple[float, float], extent: float) -> float:
-    """The angle (0..90 degrees, the crop rule's sense) of the die's edges around ``centre``.
+def folded_edges(
+    image: np.ndarray, centre: tuple[float, float], half: int, weight: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> tuple[float, float, float] | None:
+    """The edge orientations around ``centre``, as the sum of one vector per pixel: (cos, sin, total weight).
 
-    Gradient orientations in a window about the die's size, folded onto 90 degrees (four times the angle)
-    and averaged, weighted by gradient strength and by nearness to the centre: the die's straight edges agree,
-    round pips add nothing. Used where only an axis-aligned box is known (manifest labels), so crops cut from
-    labels are upright like the detector's.
+    In the square of half-width ``half`` the gradient orientations are folded onto 90 degrees (four times the
+    angle) and added up, each weighted by its gradient's strength and by ``weight(dx, dy)`` of its offset from
+    the centre: a die's straight edges agree, round pips add nothing. None when the window is too small. The
+    one mechanism behind :func:`estimate_angle` and the detector's ``edge_angle``, which weight it differently.
     """
-    image = as_bgr(image)
     x, y = centre
-    half = max(4, int(extent * 0.6))
     h, w = image.shape[:2]
     x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
     if x1 - x0 < 5 or y1 - y0 < 5:
-        return 0.0
-    grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return None
+    patch = image[y0:y1, x0:x1]
+    grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    weight = np.hypot(gx, gy) * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * (extent * 0.5) ** 2))
+    strength = np.hypot(gx, gy) * weight(xx - x, yy - y)
     folded = 4 * np.arctan2(gy, gx)
-    c, s = float((weight * np.cos(folded)).sum()), float((weight * np.sin(folded)).sum())
-    if abs(c) + abs(s) < 1e-6:
-        return 0.0
+    return float((strength * np.cos(folded)).sum()), float((strength * np.sin(folded)).sum()), float(strength.sum())
+
+
+def folded_angle(c: float, s: float) -> float:
+    """The angle (0..90 degrees) of a folded orientation vector from :func:`folded_edges`."""
     return (math.degrees(math.atan2(s, c)) / 4) % 90
+
+
+def estimate_angle(image: np.ndarray, centre: tuple[float, float], extent: float) -> float:
+    """The angle (0..90 degrees, the crop rule's sense) of the die's edges around ``centre``.
+
+    :func:`folded_edges` in a window about the die's size, weighted by nearness to the centre. Used where
+    only an axis-aligned box is known (manifest labels), so crops cut from labels are upright like the
+    detector's.
+    """
+    spread = 2 * (extent * 0.5) ** 2
+    edges = folded_edges(
+        as_bgr(image), centre, max(4, int(extent * 0.6)), lambda dx, dy: np.exp(-(dx**2 + dy**2) / spread)
+    )
+    if edges is None or abs(edges[0]) + abs(edges[1]) < 1e-6:
+        return 0.0
+    return folded_angle(edges[0], edges[1])
+
+
+def side_from_box(box_w: float, box_h: float, angle: float) -> float:
+    """The side of a square whose axis-aligned box at ``angle`` degrees has this width and height."""
+    a = math.radians(angle)
+    return (box_w + box_h) / 2 / (abs(math.cos(a)) + abs(math.sin(a)))
 
 
 def box_to_candidate(box: Sequence[float], angle: float = 0.0, score: float = 1.0) -> DieCandidate:
     """A candidate for an axis-aligned box: the largest square at ``angle`` whose bounding box it is."""
     x0, y0, x1, y1 = (float(v) for v in box)
-    extent = ((x1 - x0) + (y1 - y0)) / 2
-    theta = math.radians(angle)
-    side = extent / (abs(math.cos(theta)) + abs(math.sin(theta)))
+    side = side_from_box(x1 - x0, y1 - y0, angle)
     return DieCandidate(centre=((x0 + x1) / 2, (y0 + y1) / 2), side=side, angle=angle, score=score)

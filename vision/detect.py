@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from models import MODELS_DIR
+from vision.crop import folded_angle, folded_edges, side_from_box
 from vision.modelcard import ModelCard, load_model
 from vision.types import DieCandidate
 
@@ -145,42 +146,24 @@ def merge_close(
     return kept
 
 
-def side_from_box(box_w: float, box_h: float, angle: float) -> float:
-    """The side of a square whose axis-aligned box at ``angle`` degrees has this width and height."""
-    a = math.radians(angle)
-    return (box_w + box_h) / 2 / (abs(math.cos(a)) + abs(math.sin(a)))
-
-
 def edge_angle(image_bgr: np.ndarray, centre: tuple[float, float], size: float) -> tuple[float, float]:
     """Classical rotation estimate of the die around ``centre``: (angle 0..90 degrees, strength 0..1).
 
-    The gradient orientations in a window of ``size`` pixels are folded onto 90 degrees (angle x 4) and
-    averaged, weighted by gradient magnitude; round pips add nothing, straight edges add up. Strength
-    is the length of the mean vector (1 = every edge agrees).
+    :func:`vision.crop.folded_edges` in a window of ``size`` pixels. Strength is the length of the mean
+    vector (1 = every edge agrees).
     """
-    x, y = centre
-    half = max(4, round(size * 0.6))
-    h, w = image_bgr.shape[:2]
-    x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
-    if x1 - x0 < 5 or y1 - y0 < 5:
-        return 0.0, 0.0
-    patch = image_bgr[y0:y1, x0:x1]
-    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
-    grey = grey.astype(np.float32)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    mag = np.hypot(gx, gy)
+
     # Weight a ring where the die's outline lies (half a side to a half-diagonal from the centre): the
     # pips inside and the neighbours' edges outside count less.
-    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    radius = np.sqrt((xx - x) ** 2 + (yy - y) ** 2)
-    weight = mag * np.exp(-((radius - size * 0.58) ** 2) / (2 * (size * 0.16) ** 2))
-    theta = np.arctan2(gy, gx) * 4
-    c, s, total = float((weight * np.cos(theta)).sum()), float((weight * np.sin(theta)).sum()), float(weight.sum())
-    if total <= 1e-6:
+    def ring(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        radius = np.sqrt(dx**2 + dy**2)
+        return np.exp(-((radius - size * 0.58) ** 2) / (2 * (size * 0.16) ** 2))
+
+    edges = folded_edges(image_bgr, centre, max(4, round(size * 0.6)), ring)
+    if edges is None or edges[2] <= 1e-6:
         return 0.0, 0.0
-    return (math.degrees(math.atan2(s, c)) / 4) % 90, math.hypot(c, s) / total
+    c, s, total = edges
+    return folded_angle(c, s), math.hypot(c, s) / total
 
 
 #: The patch is 1.8 sides wide, so a side always spans EDGE_PATCH / 1.8 patch pixels: the band the
