@@ -25,7 +25,23 @@ from dataclasses import dataclass
 from engine.errors import InvalidActionError, InvalidStateError
 
 
-class Colour(enum.Enum):
+class _Lettered(enum.Enum):
+    """A colour-like member: its position in definition order and its one-letter code."""
+
+    #: Position in the enum (COLOURS, GEMS, a gem-count tuple); a plain attribute, not a lookup, because it
+    #: is read in every hot loop.
+    index: int
+    _value_: str
+
+    def __init__(self, value: str) -> None:
+        self.index = len(type(self).__members__)
+
+    @property
+    def letter(self) -> str:
+        return self.value[0]
+
+
+class Colour(_Lettered):
     """The 5 block and gem colours, in the rulebook's order."""
 
     ORANGE = "orange"
@@ -34,22 +50,12 @@ class Colour(enum.Enum):
     GREEN = "green"
     RED = "red"
 
-    #: Position in COLOURS; a plain attribute, not a lookup, because it is read in every hot loop.
-    index: int
-
-    def __init__(self, value: str) -> None:
-        self.index = len(type(self).__members__)
-
-    @property
-    def letter(self) -> str:
-        return self.value[0]
-
 
 COLOURS: tuple[Colour, ...] = tuple(Colour)
 _COLOUR_BY_LETTER = {c.letter: c for c in COLOURS}
 
 
-class Gem(enum.Enum):
+class Gem(_Lettered):
     """A gem from the bag: one of the 5 colours, or mythical (worth half a coloured gem of any colour)."""
 
     ORANGE = "orange"
@@ -58,16 +64,6 @@ class Gem(enum.Enum):
     GREEN = "green"
     RED = "red"
     MYTHICAL = "mythical"
-
-    #: Position in GEMS (and in a gem-count tuple); a plain attribute, read in every hot loop.
-    index: int
-
-    def __init__(self, value: str) -> None:
-        self.index = len(type(self).__members__)
-
-    @property
-    def letter(self) -> str:
-        return self.value[0]
 
     @classmethod
     def of(cls, colour: Colour) -> Gem:
