@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import SIDE_RING, DieSpec, SceneStyle, render_scene
+from vision.render import SIDE_RING, DieSpec, SceneStyle, marble_veins, render_scene
 
 PLAIN = SceneStyle(surface=(200, 200, 200), grain=0, light_gradient=0, shadow=0, camera_height=50, blur=0,
                    noise=0, jpeg_quality=100)
@@ -92,3 +92,34 @@ def test_faint_pips_blend_only_dark_dice_and_change_nothing_when_off() -> None:
     sharp_mean = np.mean([c for c, f in dark if f == 0.0])
     faint_mean = np.mean([c for c, f in dark if f == 1.0])
     assert faint_mean < 0.8 * sharp_mean
+
+
+def test_marbled_bodies_have_veins_keep_their_pips_and_change_nothing_when_off() -> None:
+    plain, truth = render_scene(np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40))
+    off, truth_off = render_scene(
+        np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40), swirled=0.0
+    )
+    assert np.array_equal(plain, off) and truth == truth_off
+    veins = marble_veins(3)
+    assert veins.min() >= 0 and veins.max() <= 1 and 0.02 < (veins > 0.5).mean() < 0.6, "veins, not a new body"
+    assert np.array_equal(veins, marble_veins(3)) and not np.array_equal(veins, marble_veins(4))
+
+    def face(swirl: tuple[int, int, int] | None, value: int) -> np.ndarray:
+        spec = DieSpec(value=value, body=(30, 210, 235), pips=(20, 20, 20), centre=(100.0, 100.0), side=120.0,
+                       angle=0.0, swirl=swirl, swirl_seed=11)  # fmt: skip
+        image, _ = render_scene(np.random.default_rng(0), size=(200, 200), dice=[spec], style=PLAIN)
+        return image[50:150, 50:150]
+
+    for value in (1, 2, 3, 4, 5, 6):
+        marbled = face((250, 250, 250), value)
+        dark = (cv2.cvtColor(marbled, cv2.COLOR_BGR2GRAY) < 90).astype(np.uint8)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+        assert len([s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 40]) == value, "pips are drawn over the veins"
+    body_pixels = cv2.cvtColor(face(None, 1), cv2.COLOR_BGR2GRAY) > 90
+    spread_plain = cv2.cvtColor(face(None, 1), cv2.COLOR_BGR2LAB)[body_pixels].std(axis=0).sum()
+    spread_marbled = cv2.cvtColor(face((250, 250, 250), 1), cv2.COLOR_BGR2LAB)[body_pixels].std(axis=0).sum()
+    assert spread_marbled > 3 * spread_plain + 5
+    swirled, _ = render_scene(
+        np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40), swirled=1.0
+    )
+    assert not np.array_equal(plain, swirled), "asked for, the random dice are marbled"

@@ -70,7 +70,8 @@ class DieSpec:
 
     ``tilt`` is how far the die is tipped about a horizontal axis (degrees): 0 for a die lying flat,
     15..35 for a cocked die leaning on a neighbour or the tray wall. ``pip_contrast`` < 1 blends the
-    pips toward the body colour to make a die hard to read.
+    pips toward the body colour to make a die hard to read. ``swirl`` is the second colour of a marbled
+    body (veins of it through the body colour, a different pattern on each face, from ``swirl_seed``).
     """
 
     value: int
@@ -83,6 +84,8 @@ class DieSpec:
     tilt_direction: float = 0.0
     pip_contrast: float = 1.0
     colour_name: str | None = None
+    swirl: BGR | None = None
+    swirl_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,14 +138,26 @@ def random_style(rng: np.random.Generator) -> SceneStyle:
     )
 
 
-def face_texture(value: int, body: BGR, pips: BGR, pip_contrast: float = 1.0, flip: bool = False) -> np.ndarray:
+def face_texture(
+    value: int,
+    body: BGR,
+    pips: BGR,
+    pip_contrast: float = 1.0,
+    flip: bool = False,
+    swirl: BGR | None = None,
+    swirl_seed: int = 0,
+) -> np.ndarray:
     """One face drawn upright on a square texture: body with darkened rounded edges, and pips.
 
-    ``flip`` mirrors the layout, which turns the diagonal of a 2, 3 or 6 the other way.
+    ``flip`` mirrors the layout, which turns the diagonal of a 2, 3 or 6 the other way. With ``swirl`` the
+    body is marbled: veins of that colour, placed by ``swirl_seed``, run under the pips.
     """
     n = _TEXTURE
     tex = np.empty((n, n, 3), np.float32)
     tex[:] = body
+    if swirl is not None:
+        vein = marble_veins(swirl_seed, n)[..., None]
+        tex[:] = tex * (1 - vein) + np.array(swirl, np.float32) * vein
     # Rounded cube edges catch less light: darken a soft border.
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / (n - 1)
     edge = np.minimum(np.minimum(xx, 1 - xx), np.minimum(yy, 1 - yy))
@@ -155,6 +170,18 @@ def face_texture(value: int, body: BGR, pips: BGR, pip_contrast: float = 1.0, fl
         centre = (round(px * (n - 1) * 16), round(py * (n - 1) * 16))
         cv2.circle(tex, centre, radius * 16, pip.tolist(), -1, cv2.LINE_AA, shift=4)
     return tex
+
+
+def marble_veins(seed: int, n: int = _TEXTURE) -> np.ndarray:
+    """(n, n) weights in 0..1 of a marbled die's second colour: bands along the level lines of a smooth
+    random field, some thin and some broad, as in the swirled dice of real sets whose streaks can look like
+    a pip to a reader that has only seen plain bodies."""
+    rng = np.random.default_rng(seed)
+    coarse = rng.normal(size=(3, 3)).astype(np.float32)
+    field = cv2.resize(coarse, (n, n), interpolation=cv2.INTER_CUBIC)
+    bands = np.abs(np.sin(field * np.float32(rng.uniform(0.4, 1.2) * math.pi)))
+    level = np.float32(rng.uniform(0.55, 0.9))  # higher: thinner veins
+    return np.clip((bands - level) / (1 - level), 0, 1) * np.float32(rng.uniform(0.6, 1.0))
 
 
 def _rotation(angle_deg: float, tilt_deg: float, tilt_dir_deg: float) -> np.ndarray:
@@ -265,7 +292,9 @@ def draw_die(image: np.ndarray, spec: DieSpec, style: SceneStyle, rng: np.random
     faces.sort(key=lambda f: f[0])  # lower faces first, the top face over them
     flip = bool(rng.random() < 0.5)
     for _, quad, value, shade in faces:
-        texture = face_texture(value, spec.body, spec.pips, spec.pip_contrast, flip)
+        texture = face_texture(
+            value, spec.body, spec.pips, spec.pip_contrast, flip, spec.swirl, spec.swirl_seed + 7 * value
+        )
         _blend_quad(image, texture, quad, shade)
         drawn.append(quad)
     allpts = np.concatenate(drawn)
@@ -405,12 +434,14 @@ def render_scene(
     style: SceneStyle | None = None,
     cocked_fraction: float = 0.0,
     faint_pips: float = 0.0,
+    swirled: float = 0.0,
 ) -> tuple[np.ndarray, list[RenderedDie]]:
     """A BGR uint8 image of dice on a table, and the truth of every die drawn.
 
     ``size`` is (width, height). Without ``dice`` a random number in ``n_dice`` of random dice is drawn;
     a fraction ``cocked_fraction`` of them is tipped, and a fraction ``faint_pips`` of the dark ones (the
-    dark translucent dice of real sets, whose red pips barely stand out) get pips blended toward the body.
+    dark translucent dice of real sets, whose red pips barely stand out) get pips blended toward the body;
+    a fraction ``swirled`` of them gets a marbled body (veins of a second body colour or of white or black).
     Dice that found no free place are left out, so the truth lists exactly the dice in the image.
     """
     width, height = size
@@ -431,10 +462,21 @@ def render_scene(
                 else d
                 for d in dice
             ]
+        if swirled > 0:  # likewise drawn only when asked
+            dice = [_marbled(d, rng) if rng.random() < swirled else d for d in dice]
     specs = place_dice(rng, dice, width, height)
     image = render_surface(rng, width, height, style)
     truth = [draw_die(image, spec, style, rng) for spec in specs]
     return finish(image, rng, style), truth
+
+
+_VEIN_COLOURS = (*DIE_COLOURS.values(), (250, 250, 250), (15, 15, 15))
+
+
+def _marbled(die: DieSpec, rng: np.random.Generator) -> DieSpec:
+    """The die with a marbled body: veins of another body colour, or of white or black."""
+    vein = _VEIN_COLOURS[int(rng.integers(len(_VEIN_COLOURS)))]
+    return replace(die, swirl=vein, swirl_seed=int(rng.integers(2**31)))
 
 
 def _main() -> None:  # pragma: no cover - a quick look: python -m vision.render OUT.png [SEED]
