@@ -20,6 +20,8 @@ def test_rendered_crops_have_the_asked_size_and_face_labels(size: int) -> None:
     assert labels.shape == (60,) and set(labels.tolist()) <= set(range(6)) and NOT_A_DIE not in labels
     again, _ = rendered_crops(60, np.random.default_rng(0), size=size, faint_pips=0.5)
     assert np.array_equal(crops, again), "the same seed makes the same crops"
+    marbled, _ = rendered_crops(60, np.random.default_rng(0), size=size, faint_pips=0.5, swirled=1.0)
+    assert marbled.shape == crops.shape and not np.array_equal(marbled, crops), "swirled dice are drawn when asked"
 
 
 def test_jittered_candidates_stay_on_the_die() -> None:

@@ -27,6 +27,7 @@ from vision.faces import (
     square_symmetries,
 )
 from vision.modelcard import ModelCardError, check_model, load_model, read_card
+from vision.read_train import CHANNELS, options
 from vision.render import DieSpec, SceneStyle, render_scene
 from vision.types import DieCandidate
 
@@ -221,7 +222,11 @@ def test_model_card_matches_the_model_and_is_small() -> None:
     assert path.stat().st_size < 1_000_000
     assert "crop_die" in card.crop_rule
     assert card.training["seed"] == 0
-    assert card.training["faint_pips"] == 0.5  # the recipe make train runs (vision.read_train's default)
+    recipe = options().parse_args([])  # what make train runs: the committed model must be its output
+    for option in ("faint_pips", "swirled", "byler_repeats", "epochs", "threads"):
+        assert card.training[option] == getattr(recipe, option), option
+    assert card.training["channels"] == list(recipe.channels or CHANNELS[CROP_SIZE])
+    assert not card.metrics["tune_fold_held_out"]
     assert 0.9 < card.metrics["tune_fold_accuracy_box_crops"] <= 1.0
     session, _ = load_model("dice-face")
     assert session.get_inputs()[0].shape[1:] == [3, CROP_SIZE, CROP_SIZE]
