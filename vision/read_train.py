@@ -12,7 +12,8 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
   labelled die or well off a die's centre, so the reader can drop a detector's false finds;
 * rendered dice from :mod:`vision.render` (random sizes, colours, pip colours, lighting, shadows, blur,
   noise, JPEG, side faces, touching neighbours, a few cocked, half the dark ones with faint pips like the
-  dark translucent dice of the photos), cut from their box and true angle the same way.
+  dark translucent dice of the photos, 30% with marbled bodies like their swirled dice), cut from their box
+  and true angle the same way.
 
 Photometric augmentation (grey, channel swaps, brightness, contrast, noise) and the eight symmetries of the
 square (which keep a face's value) are drawn per batch. Seeds are fixed and torch always uses two threads (the
