@@ -293,6 +293,7 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (with data/dice-photos)")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the model and its card")
     parser.add_argument("--epochs", type=int, default=18)
+    parser.add_argument("--seed", type=int, default=SEED, help="seed of the data, the weights and the batches")
     parser.add_argument("--rendered", type=int, default=12000, help="rendered crops to train on")
     parser.add_argument(
         "--threads", type=int, default=2, help="torch threads (default 2; another count gives another model)"
@@ -334,9 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from tqdm import tqdm
 
-    torch.manual_seed(SEED)
+    torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.threads))
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(args.seed)
     started = time.time()
 
     print("cutting real crops ...", flush=True)
@@ -364,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     batch_size = 256
     steps = args.epochs * math.ceil(len(train_y) / batch_size)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    generator = torch.Generator().manual_seed(SEED)
+    generator = torch.Generator().manual_seed(args.seed)
     x_all, y_all = as_uint8_tensor(train_x), torch.from_numpy(train_y)
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
@@ -427,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
                 "Byler val never seen"
             ),
             "command": "make train (python -m vision.read_train)",
-            "seed": SEED,
+            "seed": args.seed,
             "epochs": args.epochs,
             "faint_pips": args.faint_pips,
             "swirled": args.swirled,
