@@ -57,3 +57,13 @@ def test_the_network_exports_to_the_same_maths(tmp_path: Path, size: int, channe
     _check_export(model, path, crops)  # raises when ONNX Runtime and torch disagree
     with pytest.raises(ValueError, match="no face network for 40 px"):
         build_model(40)
+
+
+def test_the_command_line_refuses_bad_channels_before_any_work(capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.read_train import options
+
+    assert options().parse_args(["--channels", "8,16,16,24"]).channels == (8, 16, 16, 24)
+    for bad in ("8,16,24", "a,b,c,d", "8,16,0,24"):
+        with pytest.raises(SystemExit):
+            options().parse_args(["--channels", bad])
+        assert "--channels takes four positive whole numbers" in capsys.readouterr().err

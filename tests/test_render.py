@@ -12,6 +12,13 @@ PLAIN = SceneStyle(surface=(200, 200, 200), grain=0, light_gradient=0, shadow=0,
                    noise=0, jpeg_quality=100)
 
 
+def dark_blobs(image: np.ndarray) -> int:
+    """How many dark blobs of pip size (over 40 px) the image shows: the pips drawn on a light die."""
+    dark = (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) < 90).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    return sum(1 for s in stats[1:] if s[cv2.CC_STAT_AREA] > 40)
+
+
 def test_same_seed_same_scene() -> None:
     a, ta = render_scene(np.random.default_rng(7), cocked_fraction=0.2)
     b, tb = render_scene(np.random.default_rng(7), cocked_fraction=0.2)
@@ -43,10 +50,7 @@ def test_drawn_pips_count_the_value(value: int) -> None:
                    angle=17.0)
     image, truth = render_scene(np.random.default_rng(0), size=(200, 200), dice=[spec], style=PLAIN)
     assert [d.value for d in truth] == [value] and not truth[0].cocked
-    dark = (cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) < 90).astype(np.uint8)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(dark)
-    pips = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 40]
-    assert len(pips) == value
+    assert dark_blobs(image) == value
 
 
 def test_a_tipped_die_is_marked_cocked_and_shows_a_second_face() -> None:
@@ -58,13 +62,18 @@ def test_a_tipped_die_is_marked_cocked_and_shows_a_second_face() -> None:
     assert max(width, height) > 80 * 1.15, "the tipped die's outline grows along the tilt"
 
 
-def test_faint_pips_blend_only_dark_dice_and_change_nothing_when_off() -> None:
-    plain, truth = render_scene(np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40))
-    off, truth_off = render_scene(
-        np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40), faint_pips=0.0
-    )
+@pytest.mark.parametrize("option", ["faint_pips", "swirled"])
+def test_hard_dice_options_change_nothing_when_off_and_something_when_on(option: str) -> None:
+    # Off, they draw nothing from the generator, so every seeded scene (training data, demo, tests) stays.
+    scene = {"size": (480, 480), "n_dice": (20, 20), "side_range": (30, 40)}
+    plain, truth = render_scene(np.random.default_rng(5), **scene)  # type: ignore[arg-type]
+    off, truth_off = render_scene(np.random.default_rng(5), **scene, **{option: 0.0})  # type: ignore[arg-type]
     assert np.array_equal(plain, off) and truth == truth_off
+    on, _ = render_scene(np.random.default_rng(5), **scene, **{option: 1.0})  # type: ignore[arg-type]
+    assert not np.array_equal(plain, on)
 
+
+def test_faint_pips_blend_only_dark_dice() -> None:
     def pip_contrast(image: np.ndarray, die: object) -> float:
         # Lab distance between the die's body and its most different pixels, on its top face.
         x, y = (round(v) for v in die.centre)  # type: ignore[attr-defined]
@@ -94,12 +103,7 @@ def test_faint_pips_blend_only_dark_dice_and_change_nothing_when_off() -> None:
     assert faint_mean < 0.8 * sharp_mean
 
 
-def test_marbled_bodies_have_veins_keep_their_pips_and_change_nothing_when_off() -> None:
-    plain, truth = render_scene(np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40))
-    off, truth_off = render_scene(
-        np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40), swirled=0.0
-    )
-    assert np.array_equal(plain, off) and truth == truth_off
+def test_marbled_bodies_have_veins_and_keep_their_pips() -> None:
     veins = marble_veins(3)
     assert veins.min() >= 0 and veins.max() <= 1 and 0.02 < (veins > 0.5).mean() < 0.6, "veins, not a new body"
     assert np.array_equal(veins, marble_veins(3)) and not np.array_equal(veins, marble_veins(4))
@@ -111,15 +115,8 @@ def test_marbled_bodies_have_veins_keep_their_pips_and_change_nothing_when_off()
         return image[50:150, 50:150]
 
     for value in (1, 2, 3, 4, 5, 6):
-        marbled = face((250, 250, 250), value)
-        dark = (cv2.cvtColor(marbled, cv2.COLOR_BGR2GRAY) < 90).astype(np.uint8)
-        _, _, stats, _ = cv2.connectedComponentsWithStats(dark)
-        assert len([s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 40]) == value, "pips are drawn over the veins"
+        assert dark_blobs(face((250, 250, 250), value)) == value, "pips are drawn over the veins"
     body_pixels = cv2.cvtColor(face(None, 1), cv2.COLOR_BGR2GRAY) > 90
     spread_plain = cv2.cvtColor(face(None, 1), cv2.COLOR_BGR2LAB)[body_pixels].std(axis=0).sum()
     spread_marbled = cv2.cvtColor(face((250, 250, 250), 1), cv2.COLOR_BGR2LAB)[body_pixels].std(axis=0).sum()
     assert spread_marbled > 3 * spread_plain + 5
-    swirled, _ = render_scene(
-        np.random.default_rng(5), size=(480, 480), n_dice=(20, 20), side_range=(30, 40), swirled=1.0
-    )
-    assert not np.array_equal(plain, swirled), "asked for, the random dice are marbled"
