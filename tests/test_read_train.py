@@ -22,6 +22,8 @@ def test_rendered_crops_have_the_asked_size_and_face_labels(size: int) -> None:
     assert np.array_equal(crops, again), "the same seed makes the same crops"
     marbled, _ = rendered_crops(60, np.random.default_rng(0), size=size, faint_pips=0.5, swirled=1.0)
     assert marbled.shape == crops.shape and not np.array_equal(marbled, crops), "swirled dice are drawn when asked"
+    clear, _ = rendered_crops(60, np.random.default_rng(0), size=size, faint_pips=0.5, translucent=1.0)
+    assert clear.shape == crops.shape and not np.array_equal(clear, crops), "translucent dice are drawn when asked"
 
 
 def test_jittered_candidates_stay_on_the_die() -> None:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import SIDE_RING, DieSpec, SceneStyle, marble_veins, render_scene
+from vision.render import SIDE_RING, DieSpec, SceneStyle, SeeThrough, far_pips, marble_veins, render_scene
 
 PLAIN = SceneStyle(surface=(200, 200, 200), grain=0, light_gradient=0, shadow=0, camera_height=50, blur=0,
                    noise=0, jpeg_quality=100)
@@ -62,7 +62,7 @@ def test_a_tipped_die_is_marked_cocked_and_shows_a_second_face() -> None:
     assert max(width, height) > 80 * 1.15, "the tipped die's outline grows along the tilt"
 
 
-@pytest.mark.parametrize("option", ["faint_pips", "swirled"])
+@pytest.mark.parametrize("option", ["faint_pips", "swirled", "translucent"])
 def test_hard_dice_options_change_nothing_when_off_and_something_when_on(option: str) -> None:
     # Off, they draw nothing from the generator, so every seeded scene (training data, demo, tests) stays.
     scene = {"size": (480, 480), "n_dice": (20, 20), "side_range": (30, 40)}
@@ -120,3 +120,30 @@ def test_marbled_bodies_have_veins_and_keep_their_pips() -> None:
     spread_plain = cv2.cvtColor(face(None, 1), cv2.COLOR_BGR2LAB)[body_pixels].std(axis=0).sum()
     spread_marbled = cv2.cvtColor(face((250, 250, 250), 1), cv2.COLOR_BGR2LAB)[body_pixels].std(axis=0).sum()
     assert spread_marbled > 3 * spread_plain + 5
+
+
+def test_a_translucent_die_shows_its_far_face_under_its_own_pips() -> None:
+    def top(see_through: SeeThrough | None, value: int) -> np.ndarray:
+        spec = DieSpec(value=value, body=(235, 238, 240), pips=(20, 20, 20), centre=(100.0, 100.0), side=120.0,
+                       angle=0.0, see_through=see_through)  # fmt: skip
+        image, _ = render_scene(np.random.default_rng(0), size=(200, 200), dice=[spec], style=PLAIN)
+        return image[50:150, 50:150]
+
+    # Strong and sharp, the far face is plain to see: a 1 on top shows the six pips of its bottom face too.
+    clear = SeeThrough(strength=1.0, scale=1.0, blur=0.0)
+    assert dark_blobs(top(clear, 1)) == 1 + 6
+    # As on real translucent dice, the far pips are fainter than the face's own: the counter at the level of
+    # solid pips sees only those, but the body is no longer plain.
+    faint = SeeThrough(strength=0.4, shift=(0.04, -0.03), scale=0.85, turns=1, blur=0.03)
+    for value in (1, 2, 3, 4, 5, 6):
+        assert dark_blobs(top(faint, value)) == value, value
+    plain, seen = top(None, 2).astype(float), top(faint, 2).astype(float)
+    assert np.abs(plain - seen).max() > 40, "the far pips show"
+
+
+def test_far_pips_are_the_opposite_face_seen_from_inside() -> None:
+    weights = far_pips(3, SeeThrough(strength=1.0, scale=1.0, blur=0.0), n=96)
+    # The far face of a 4 is a 3; seen through the die its diagonal runs the other way (mirrored).
+    assert weights[24, 71] > 0.9 and weights[71, 24] > 0.9 and weights[48, 48] > 0.9
+    assert weights[24, 24] < 0.1 and weights[71, 71] < 0.1
+    assert far_pips(3, SeeThrough(strength=0.5, scale=1.0, blur=0.0), n=96).max() == pytest.approx(0.5)

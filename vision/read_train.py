@@ -12,8 +12,9 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
   labelled die or well off a die's centre, so the reader can drop a detector's false finds;
 * rendered dice from :mod:`vision.render` (random sizes, colours, pip colours, lighting, shadows, blur,
   noise, JPEG, side faces, touching neighbours, a few cocked, half the dark ones with faint pips like the
-  dark translucent dice of the photos, 30% with marbled bodies like their swirled dice), cut from their box
-  and true angle the same way.
+  dark translucent dice of the photos, 30% with marbled bodies like their swirled dice; ``--translucent``
+  draws a share see-through, the far face's pips showing), cut from their box and true
+  angle the same way.
 
 Photometric augmentation (grey, channel swaps, brightness, contrast, noise) and the eight symmetries of the
 square (which keep a face's value) are drawn per batch. Seeds are fixed and torch always uses two threads (the
@@ -156,9 +157,11 @@ def rendered_crops(
     size: int = CROP_SIZE,
     faint_pips: float = 0.0,
     swirled: float = 0.0,
+    translucent: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``count`` crops of rendered dice (small scenes, many dice each, a few cocked, ``faint_pips`` of the
-    dark ones with low-contrast pips, ``swirled`` of them with marbled bodies)."""
+    dark ones with low-contrast pips, ``swirled`` of them with marbled bodies, ``translucent`` of them with
+    the far face's pips showing through)."""
     from vision.render import render_scene
 
     crops: list[np.ndarray] = []
@@ -172,6 +175,7 @@ def rendered_crops(
             cocked_fraction=0.04,
             faint_pips=faint_pips,
             swirled=swirled,
+            translucent=translucent,
         )
         for die in truth:
             for _ in range(2):
@@ -319,6 +323,12 @@ def options() -> argparse.ArgumentParser:
         help="share of rendered dice drawn with marbled bodies (default 0.3: chosen on the tune fold)",
     )
     parser.add_argument(
+        "--translucent",
+        type=float,
+        default=0.0,
+        help="share of rendered dice drawn see-through, the far face's pips showing through the top face (default 0)",
+    )
+    parser.add_argument(
         "--channels",
         type=_four_channels,
         help="channels of the four conv blocks, e.g. 24,48,64,96 (default: the crop size's)",
@@ -358,7 +368,13 @@ def main(argv: list[str] | None = None) -> int:
     val_x, val_y = real_crops(args.shared, {"val"}, {}, rng, jitter=False, size=size)
     with tqdm(total=args.rendered, desc="rendering", unit="crop") as bar:
         rend_x, rend_y = rendered_crops(
-            args.rendered, rng, bar, size=size, faint_pips=args.faint_pips, swirled=args.swirled
+            args.rendered,
+            rng,
+            bar,
+            size=size,
+            faint_pips=args.faint_pips,
+            swirled=args.swirled,
+            translucent=args.translucent,
         )
     back_x, back_y = background_crops(args.shared, folds, 6, rng, size=size)
     train_x = np.concatenate([real_x, rend_x, back_x])
@@ -438,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
             "epochs": args.epochs,
             "faint_pips": args.faint_pips,
             "swirled": args.swirled,
+            "translucent": args.translucent,
             "threads": args.threads,
             "byler_repeats": args.byler_repeats,
             "channels": list(args.channels or CHANNELS[size]),

@@ -65,6 +65,23 @@ _TEXTURE = 96  # face texture size in pixels; faces are warped down from this
 
 
 @dataclass(frozen=True)
+class SeeThrough:
+    """How the far (bottom) face of a translucent die shows through its top face, as on the smoky and
+    swirled translucent dice of real sets, where a 2's five far pips make it look like a 5 or a 4.
+
+    ``strength`` (0..1) is how far the far pips are blended toward their colour; the far face is seen
+    mirrored, turned by ``turns`` quarter turns, shrunk by ``scale`` (it is a die's side farther from the
+    camera) and moved by ``shift`` (a fraction of the face, from the viewing angle and refraction), and
+    blurred by ``blur`` (a fraction of the face: light scattered in the body)."""
+
+    strength: float
+    shift: tuple[float, float] = (0.0, 0.0)
+    scale: float = 0.9
+    turns: int = 0
+    blur: float = 0.03
+
+
+@dataclass(frozen=True)
 class DieSpec:
     """A die to draw. ``None`` fields are drawn at random by :func:`render_scene`.
 
@@ -72,6 +89,7 @@ class DieSpec:
     15..35 for a cocked die leaning on a neighbour or the tray wall. ``pip_contrast`` < 1 blends the
     pips toward the body colour to make a die hard to read. ``swirl`` is the second colour of a marbled
     body (veins of it through the body colour, a different pattern on each face, from ``swirl_seed``).
+    ``see_through`` makes the body translucent: the bottom face's pips show faintly through the top face.
     """
 
     value: int
@@ -86,6 +104,7 @@ class DieSpec:
     colour_name: str | None = None
     swirl: BGR | None = None
     swirl_seed: int = 0
+    see_through: SeeThrough | None = None
 
 
 @dataclass(frozen=True)
@@ -146,11 +165,13 @@ def face_texture(
     flip: bool = False,
     swirl: BGR | None = None,
     swirl_seed: int = 0,
+    see_through: SeeThrough | None = None,
 ) -> np.ndarray:
     """One face drawn upright on a square texture: body with darkened rounded edges, and pips.
 
     ``flip`` mirrors the layout, which turns the diagonal of a 2, 3 or 6 the other way. With ``swirl`` the
-    body is marbled: veins of that colour, placed by ``swirl_seed``, run under the pips.
+    body is marbled: veins of that colour, placed by ``swirl_seed``, run under the pips. With ``see_through``
+    the opposite face's pips (7 - ``value``) show faintly through the body, under this face's own pips.
     """
     n = _TEXTURE
     tex = np.empty((n, n, 3), np.float32)
@@ -158,6 +179,9 @@ def face_texture(
     if swirl is not None:
         vein = marble_veins(swirl_seed, n)[..., None]
         tex[:] = tex * (1 - vein) + np.array(swirl, np.float32) * vein
+    if see_through is not None:
+        far = far_pips(7 - value, see_through, n)[..., None]
+        tex[:] = tex * (1 - far) + np.array(pips, np.float32) * far
     # Rounded cube edges catch less light: darken a soft border.
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float32) / (n - 1)
     edge = np.minimum(np.minimum(xx, 1 - xx), np.minimum(yy, 1 - yy))
@@ -170,6 +194,25 @@ def face_texture(
         centre = (round(px * (n - 1) * 16), round(py * (n - 1) * 16))
         cv2.circle(tex, centre, radius * 16, pip.tolist(), -1, cv2.LINE_AA, shift=4)
     return tex
+
+
+def far_pips(value: int, see_through: SeeThrough, n: int = _TEXTURE) -> np.ndarray:
+    """(n, n) weights in 0..1 of the far face's pips as seen through a translucent body (see
+    :class:`SeeThrough`): mirrored (seen from inside), turned, shrunk, moved and blurred."""
+    weights = np.zeros((n, n), np.float32)
+    turn = see_through.turns % 4
+    radius = n * (0.095 if value != 1 else 0.13) * see_through.scale
+    for px, py in PIP_LAYOUT[value]:
+        x, y = 1 - px - 0.5, py - 0.5  # mirrored, about the face's centre
+        for _ in range(turn):
+            x, y = -y, x
+        fx = 0.5 + x * see_through.scale + see_through.shift[0]
+        fy = 0.5 + y * see_through.scale + see_through.shift[1]
+        centre = (round(fx * (n - 1) * 16), round(fy * (n - 1) * 16))
+        cv2.circle(weights, centre, round(radius * 16), 1.0, -1, cv2.LINE_AA, shift=4)
+    if see_through.blur > 0:
+        weights = cv2.GaussianBlur(weights, (0, 0), max(see_through.blur * n, 0.5))
+    return np.clip(weights * np.float32(see_through.strength), 0, 1)
 
 
 def marble_veins(seed: int, n: int = _TEXTURE) -> np.ndarray:
@@ -292,8 +335,10 @@ def draw_die(image: np.ndarray, spec: DieSpec, style: SceneStyle, rng: np.random
     faces.sort(key=lambda f: f[0])  # lower faces first, the top face over them
     flip = bool(rng.random() < 0.5)
     for _, quad, value, shade in faces:
+        # Only the top face is seen through to the far one: side faces are seen too obliquely for it to show.
+        see_through = spec.see_through if value == spec.value else None
         texture = face_texture(
-            value, spec.body, spec.pips, spec.pip_contrast, flip, spec.swirl, spec.swirl_seed + 7 * value
+            value, spec.body, spec.pips, spec.pip_contrast, flip, spec.swirl, spec.swirl_seed + 7 * value, see_through
         )
         _blend_quad(image, texture, quad, shade)
         drawn.append(quad)
@@ -435,13 +480,15 @@ def render_scene(
     cocked_fraction: float = 0.0,
     faint_pips: float = 0.0,
     swirled: float = 0.0,
+    translucent: float = 0.0,
 ) -> tuple[np.ndarray, list[RenderedDie]]:
     """A BGR uint8 image of dice on a table, and the truth of every die drawn.
 
     ``size`` is (width, height). Without ``dice`` a random number in ``n_dice`` of random dice is drawn;
     a fraction ``cocked_fraction`` of them is tipped, and a fraction ``faint_pips`` of the dark ones (the
     dark translucent dice of real sets, whose red pips barely stand out) get pips blended toward the body;
-    a fraction ``swirled`` of them gets a marbled body (veins of a second body colour or of white or black).
+    a fraction ``swirled`` of them gets a marbled body (veins of a second body colour or of white or black),
+    and a fraction ``translucent`` a see-through body (the bottom face's pips show through the top face).
     Dice that found no free place are left out, so the truth lists exactly the dice in the image.
     """
     width, height = size
@@ -464,6 +511,8 @@ def render_scene(
             ]
         if swirled > 0:  # likewise drawn only when asked
             dice = [_marbled(d, rng) if rng.random() < swirled else d for d in dice]
+        if translucent > 0:  # likewise
+            dice = [_translucent(d, rng) if rng.random() < translucent else d for d in dice]
     specs = place_dice(rng, dice, width, height)
     image = render_surface(rng, width, height, style)
     truth = [draw_die(image, spec, style, rng) for spec in specs]
@@ -477,6 +526,18 @@ def _marbled(die: DieSpec, rng: np.random.Generator) -> DieSpec:
     """The die with a marbled body: veins of another body colour, or of white or black."""
     vein = _VEIN_COLOURS[int(rng.integers(len(_VEIN_COLOURS)))]
     return replace(die, swirl=vein, swirl_seed=int(rng.integers(2**31)))
+
+
+def _translucent(die: DieSpec, rng: np.random.Generator) -> DieSpec:
+    """The die with a see-through body: its far pips faint or nearly as strong as its own, a little off."""
+    see_through = SeeThrough(
+        strength=float(rng.uniform(0.15, 0.6)),
+        shift=(float(rng.normal(0, 0.05)), float(rng.normal(0, 0.05))),
+        scale=float(rng.uniform(0.75, 1.0)),
+        turns=int(rng.integers(4)),
+        blur=float(rng.uniform(0.01, 0.06)),
+    )
+    return replace(die, see_through=see_through)
 
 
 def _main() -> None:  # pragma: no cover - a quick look: python -m vision.render OUT.png [SEED]
