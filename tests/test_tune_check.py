@@ -1,0 +1,59 @@
+"""The recipe comparison (``python -m vision.tune_check``) on a small made-up tune fold of rendered photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models import MODELS_DIR
+from vision.read_train import fold_of
+from vision.render import render_scene
+from vision.tune_check import main, measure, table_row
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A shared folder whose Byler manifest holds three rendered photos, two in the tune fold, one not."""
+    root = tmp_path_factory.mktemp("shared")
+    byler = root / "data" / "dice-photos" / "byler"
+    (byler / "images").mkdir(parents=True)
+    (root / "data" / "dice-photos" / "rune55").mkdir()
+    (root / "data" / "dice-photos" / "rune55" / "manifest.jsonl").write_text("")
+    names = [f"IMG_{i:04d}.jpg" for i in range(200)]
+    tune = [n for n in names if fold_of(f"images/{n}") == "tune"][:2]
+    train = [n for n in names if fold_of(f"images/{n}") == "train"][:1]
+    lines = []
+    for seed, name in enumerate(tune + train):
+        image, truth = render_scene(np.random.default_rng(seed), size=(320, 320), n_dice=(5, 5), side_range=(34, 40))
+        cv2.imwrite(str(byler / "images" / name), image)
+        dice = [{"box": [round(v, 1) for v in d.box], "value": d.value} for d in truth]
+        lines.append(json.dumps({"image": f"images/{name}", "width": 320, "height": 320, "dice": dice}))
+    (byler / "manifest.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def test_a_model_is_measured_on_the_tune_fold_only(shared: Path) -> None:
+    figures = measure(MODELS_DIR, shared, rendered_dice=60)
+    tune_dice = 10  # two tune photos of 5 dice; the train photo is not measured
+    assert figures["boxes"]["dice"] == tune_dice
+    assert figures["jittered"]["crops"] == 8 * tune_dice
+    assert figures["detector"]["dice"] <= tune_dice
+    assert figures["rendered"]["dice"] >= 60
+    # Clean rendered dice: the committed model reads them, and never wrong while sure.
+    assert figures["boxes"]["wrong"] <= 1 and figures["boxes"]["sure_wrong"] == 0
+    assert figures["jittered"]["sure_wrong"] <= 1 and 0 <= figures["jittered"]["log_loss"] < 0.5
+    assert not figures["held_out"]
+    row = table_row(figures)
+    assert row.startswith(f"| {MODELS_DIR} (0) (trained on the tune fold: flattered) | ")
+    assert f"of {tune_dice} / " in row
+
+
+def test_missing_data_or_model_is_named(shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(MODELS_DIR), "--shared", str(tmp_path)]) == 2
+    assert "no Byler manifest" in capsys.readouterr().err
+    assert main([str(tmp_path), "--shared", str(shared)]) == 2
+    assert "holds no dice-face.onnx" in capsys.readouterr().err

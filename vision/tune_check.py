@@ -1,0 +1,146 @@
+"""Comparing face models on data none of them chose: ``python -m vision.tune_check DIR [DIR ...]``.
+
+A recipe change is judged by models trained with ``python -m vision.read_train --hold-out-tune --out DIR`` (and
+better, several ``--seed`` values each: the seed moves these figures about as much as a recipe does). Each model
+folder (holding ``dice-face.onnx`` and its card) is measured, with the reader's own rules (floor, second look,
+pip counter), on:
+
+* the *tune* fold of the Byler train split (:func:`vision.read_train.fold_of`), never the val split: the whole
+  reader on the labelled boxes, and behind the committed detector (its finds matched to the labels);
+* jittered crops of the tune dice, cut as an imperfect detector would (a fixed seed, so every model sees the
+  same crops): wrong readings, wrong readings at a confidence of 0.90 or more (those the floor would let
+  through), and mean log-loss, after the second look;
+* rendered dice no trainer draws (plain dice of :func:`vision.render.render_scene`, seed 777), read from their
+  true position.
+
+One line per model comes out, as a Markdown table, so rounds of experiments can be written down as measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.evaluate import evaluate
+from vision.faces import CONFIDENCE_FLOOR, FaceModel, second_look
+from vision.read_train import SHARED, fold_of, real_crops
+from vision.recognize import DiceRecognizer, FixedDetector, default_detector
+from vision.render import render_scene
+from vision.splits import read_manifest
+from vision.types import DieCandidate
+
+#: Seeds of the jittered tune crops and of the rendered scenes: fixed, so every model is measured on the same data.
+JITTER_SEED = 4242
+RENDER_SEED = 777
+
+
+def tune_records(shared: Path) -> list[dict[str, Any]]:
+    """The Byler photos of the tune fold."""
+    manifest = shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
+    return [r for r in read_manifest(manifest) if fold_of(r["image"]) == "tune"]
+
+
+def whole_reader(recognizer: DiceRecognizer, records: list[dict[str, Any]], truth_boxes: bool) -> dict[str, Any]:
+    """Wrong values, wrong and sure, unsure share: on the labelled boxes, or behind the recognizer's detector."""
+    summary = evaluate(records, recognizer, truth_boxes=truth_boxes).summary()
+    return {
+        "dice": summary["matched"],
+        "wrong": summary["wrong_values"],
+        "sure_wrong": summary["wrong_values_not_unsure"],
+        "unsure": summary["unsure_rate"],
+    }
+
+
+def jittered(faces: FaceModel, shared: Path, repeats: int = 8) -> dict[str, Any]:
+    """The tune dice cut ``repeats`` times each as a detector might; read once, then the second look (here
+    triggered by the confidence alone: these crops are the model's size, too small for the pip counter)."""
+    crops, labels = real_crops(shared, {"tune"}, {"tune": repeats}, np.random.default_rng(JITTER_SEED), size=faces.size)
+    first = faces.probabilities(crops)
+    p = second_look(faces, crops, first, [None] * len(crops))
+    wrong = p.argmax(axis=1) != labels
+    truth_p = np.clip(p[np.arange(len(labels)), labels], 1e-6, 1.0)
+    return {
+        "crops": len(labels),
+        "wrong": int(wrong.sum()),
+        "sure_wrong": int((wrong & (p.max(axis=1) >= CONFIDENCE_FLOOR)).sum()),
+        "log_loss": float(-np.log(truth_p).mean()),
+    }
+
+
+def rendered(recognizer: DiceRecognizer, dice: int = 1200) -> dict[str, Any]:
+    """Plain rendered dice (seed 777), read from their true centre, side and angle."""
+    rng = np.random.default_rng(RENDER_SEED)
+    total = wrong = sure_wrong = 0
+    while total < dice:
+        image, truth = render_scene(rng, size=(320, 320), n_dice=(6, 14), side_range=(18, 60))
+        candidates = [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
+        readings = recognizer.read_candidates(image, candidates)
+        # A die the model drops as "not a die" is a wrong reading; readings keep the candidates' order.
+        by_centre = {r.centre: r for r in readings}
+        for die, candidate in zip(truth, candidates, strict=True):
+            reading = by_centre.get(candidate.centre)
+            total += 1
+            if reading is None or reading.value != die.value:
+                wrong += 1
+                sure_wrong += int(reading is not None and not reading.unsure)
+    return {"dice": total, "wrong": wrong, "sure_wrong": sure_wrong}
+
+
+def measure(models_dir: Path, shared: Path, rendered_dice: int = 1200) -> dict[str, Any]:
+    """Every figure of one model folder."""
+    faces = FaceModel(models_dir=models_dir)
+    records = tune_records(shared)
+    on_boxes = DiceRecognizer(detector=FixedDetector(), faces=faces)
+    behind_detector = DiceRecognizer(detector=default_detector(), faces=faces)
+    return {
+        "model": str(models_dir),
+        "seed": faces.card.training.get("seed"),
+        "held_out": bool(faces.card.metrics.get("tune_fold_held_out", False)),
+        "boxes": whole_reader(on_boxes, records, truth_boxes=True),
+        "detector": whole_reader(behind_detector, records, truth_boxes=False),
+        "jittered": jittered(faces, shared),
+        "rendered": rendered(on_boxes, rendered_dice),
+    }
+
+
+HEADER = (
+    "| model (seed) | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) / unsure | "
+    "jittered crops: wrong / wrong at >= 0.90 / log-loss | rendered: wrong (sure) |\n|---|---|---|---|---|"
+)
+
+
+def table_row(m: dict[str, Any]) -> str:
+    b, d, j, r = m["boxes"], m["detector"], m["jittered"], m["rendered"]
+    held = "" if m["held_out"] else " (trained on the tune fold: flattered)"
+    return (
+        f"| {m['model']} ({m['seed']}){held} | {b['wrong']} ({b['sure_wrong']}) of {b['dice']} / {b['unsure']:.1%} | "
+        f"{d['wrong']} ({d['sure_wrong']}) of {d['dice']} / {d['unsure']:.1%} | "
+        f"{j['wrong']} / {j['sure_wrong']} of {j['crops']} / {j['log_loss']:.4f} | "
+        f"{r['wrong']} ({r['sure_wrong']}) of {r['dice']} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.tune_check", description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+", type=Path, help="folders holding dice-face.onnx and its card")
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (with data/dice-photos)")
+    args = parser.parse_args(argv)
+    manifest = args.shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
+    if not manifest.is_file():
+        print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
+        return 2
+    print(HEADER)
+    for folder in args.models:
+        if not (folder / "dice-face.onnx").is_file():
+            print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
+            return 2
+        print(table_row(measure(folder, args.shared)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
