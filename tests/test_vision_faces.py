@@ -14,6 +14,7 @@ import pytest
 from models import MODELS_DIR
 from vision.crop import CROP_SIZE, crop_die
 from vision.faces import (
+    CONFIDENCE_FLOOR,
     PIP_CROP_SIZE,
     PIP_LAYOUT,
     SECOND_LOOK_BELOW,
@@ -171,6 +172,11 @@ class _PixelModel:
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         self.calls.append(len(crops))
         return np.eye(6, dtype=np.float32)[crops[:, 0, 0, 0].astype(np.int64) % 6]
+
+
+def test_no_die_is_marked_unsure_for_low_confidence_before_its_second_look() -> None:
+    # A die below the floor would be asked about on one read that its other 7 views might have made sure.
+    assert SECOND_LOOK_BELOW >= CONFIDENCE_FLOOR
 
 
 def test_second_look_rereads_only_doubtful_dice_and_averages_the_8_views() -> None:

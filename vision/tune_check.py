@@ -8,7 +8,7 @@ pip counter), on:
 * the *tune* fold of the Byler train split (:func:`vision.read_train.fold_of`), never the val split: the whole
   reader on the labelled boxes, and behind the committed detector (its finds matched to the labels);
 * jittered crops of the tune dice, cut as an imperfect detector would (a fixed seed, so every model sees the
-  same crops): wrong readings, wrong readings at a confidence of 0.90 or more (those the floor would let
+  same crops): wrong readings, wrong readings at or above the confidence floor (those the floor would let
   through), and mean log-loss, after the second look;
 * rendered dice no trainer draws (plain dice of :func:`vision.render.render_scene`, seed 777), read from their
   true position.
@@ -107,10 +107,12 @@ def measure(models_dir: Path, shared: Path, rendered_dice: int = 1200) -> dict[s
     }
 
 
-HEADER = (
-    "| model (seed) | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) / unsure | "
-    "jittered crops: wrong / wrong at >= 0.90 / log-loss | rendered: wrong (sure) |\n|---|---|---|---|---|"
-)
+def header() -> str:
+    return (
+        "| model (seed) | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) / unsure | "
+        f"jittered crops: wrong / wrong at >= {CONFIDENCE_FLOOR:.2f} / log-loss | rendered: wrong (sure) |\n"
+        "|---|---|---|---|---|"
+    )
 
 
 def table_row(m: dict[str, Any]) -> str:
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     if not manifest.is_file():
         print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
         return 2
-    print(HEADER)
+    print(header())
     for folder in args.models:
         if not (folder / "dice-face.onnx").is_file():
             print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
