@@ -11,8 +11,9 @@ import pytest
 
 from models import MODELS_DIR
 from vision.read_train import fold_of
+from vision.recognize import DiceRecognizer, FixedDetector
 from vision.render import render_scene
-from vision.tune_check import main, measure, table_row
+from vision.tune_check import header, main, measure, table_row
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +58,25 @@ def test_missing_data_or_model_is_named(shared: Path, tmp_path: Path, capsys: py
     assert "no Byler manifest" in capsys.readouterr().err
     assert main([str(tmp_path), "--shared", str(shared)]) == 2
     assert "holds no dice-face.onnx" in capsys.readouterr().err
+
+
+def test_a_higher_floor_asks_more_and_is_never_surer(shared: Path) -> None:
+    low = measure(MODELS_DIR, shared, floor=0.5, rendered_dice=30)
+    high = measure(MODELS_DIR, shared, floor=0.99999, rendered_dice=30)
+    for part in ("boxes", "detector"):
+        assert high[part]["unsure"] >= low[part]["unsure"]
+        assert high[part]["sure_wrong"] <= low[part]["sure_wrong"]
+    # Clean rendered dice are read at 0.9998 and up: a floor of 0.99999 leaves one of them below it.
+    assert high["boxes"]["unsure"] > low["boxes"]["unsure"]
+    assert high["jittered"]["sure_wrong"] <= low["jittered"]["sure_wrong"]
+    assert "floor 0.50" in header(0.5) and "wrong at >= 0.50" in header(0.5)
+
+
+def test_a_floor_that_is_not_a_probability_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    for text in ("0", "1.5", "high"):
+        with pytest.raises(SystemExit) as stop:
+            main([str(MODELS_DIR), "--floor", text])
+        assert stop.value.code == 2
+        assert "--floor takes a probability" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="confidence floor"):
+        DiceRecognizer(detector=FixedDetector(), floor=0.0)

@@ -97,15 +97,19 @@ def square_symmetries(crops: np.ndarray) -> np.ndarray:
 
 
 def second_look(
-    model: FaceModel, crops: np.ndarray, probabilities: np.ndarray, pip_counts: list[int | None]
+    model: FaceModel,
+    crops: np.ndarray,
+    probabilities: np.ndarray,
+    pip_counts: list[int | None],
+    below: float = SECOND_LOOK_BELOW,
 ) -> np.ndarray:
     """The face probabilities (N, 6) with each doubtful die's row replaced by the mean over the 8 symmetries
     of its crop (the first view, the crop as it is, is the row already given). Doubtful: top probability below
-    :data:`SECOND_LOOK_BELOW`, or a pip count that is not the model's top face. Only those dice are read again
-    (one batched call of 7 views each), so a clear photo costs nothing more."""
+    ``below`` (:data:`SECOND_LOOK_BELOW`), or a pip count that is not the model's top face. Only those dice are
+    read again (one batched call of 7 views each), so a clear photo costs nothing more."""
     top = probabilities.argmax(axis=1)
     disagree = np.array([c is not None and c != model.values[t] for c, t in zip(pip_counts, top, strict=True)], bool)
-    doubtful = np.nonzero((probabilities.max(axis=1) < SECOND_LOOK_BELOW) | disagree)[0]
+    doubtful = np.nonzero((probabilities.max(axis=1) < below) | disagree)[0]
     if len(doubtful) == 0:
         return probabilities
     n = len(doubtful)
@@ -292,11 +296,17 @@ class FaceDecision:
     reason: str
 
 
-def decide(probabilities: np.ndarray, pips: PipReading, values: tuple[int, ...] = (1, 2, 3, 4, 5, 6)) -> FaceDecision:
-    """The value to report for one die, and whether to mark it unsure (and why, for the annotation)."""
+def decide(
+    probabilities: np.ndarray,
+    pips: PipReading,
+    values: tuple[int, ...] = (1, 2, 3, 4, 5, 6),
+    floor: float = CONFIDENCE_FLOOR,
+) -> FaceDecision:
+    """The value to report for one die, and whether to mark it unsure (and why, for the annotation); below
+    ``floor`` (:data:`CONFIDENCE_FLOOR`) the model's confidence is too low."""
     best = int(np.argmax(probabilities))
     value, confidence = values[best], float(probabilities[best])
-    if confidence < CONFIDENCE_FLOOR:
+    if confidence < floor:
         return FaceDecision(value, confidence, True, "low confidence")
     if pips.count is not None and pips.count != value:
         return FaceDecision(value, confidence, True, f"pip count says {pips.count}")

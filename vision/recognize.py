@@ -21,7 +21,15 @@ import numpy as np
 
 from vision.colour import Palette, load_palette, measure_bodies
 from vision.crop import as_bgr, crop_die
-from vision.faces import NOT_A_DIE_FLOOR, PIP_CROP_SIZE, FaceModel, count_pips_batch, decide, second_look
+from vision.faces import (
+    CONFIDENCE_FLOOR,
+    NOT_A_DIE_FLOOR,
+    PIP_CROP_SIZE,
+    FaceModel,
+    count_pips_batch,
+    decide,
+    second_look,
+)
 from vision.types import DieCandidate, DieReading
 
 #: The detector never sees an image with a longer side than this; larger ones are shrunk first.
@@ -60,7 +68,10 @@ def default_detector(threads: int = 1) -> Detector:
 
 
 class DiceRecognizer:
-    """Reads dice. Load once (models are loaded in the constructor), call :meth:`read` per image."""
+    """Reads dice. Load once (models are loaded in the constructor), call :meth:`read` per image.
+
+    ``floor`` is the confidence below which a die is marked unsure and given its second look (the device uses
+    :data:`vision.faces.CONFIDENCE_FLOOR`; other values are for measuring, ``python -m vision.tune_check``)."""
 
     def __init__(
         self,
@@ -68,7 +79,11 @@ class DiceRecognizer:
         palette: str | Palette = "dice",
         threads: int = 1,
         faces: FaceModel | None = None,
+        floor: float = CONFIDENCE_FLOOR,
     ) -> None:
+        if not 0.0 < floor <= 1.0:
+            raise ValueError(f"confidence floor {floor} is not in (0, 1]")
+        self.floor = floor
         self.palette = palette if isinstance(palette, Palette) else load_palette(palette)
         self.faces = faces if faces is not None else FaceModel(threads=threads)
         self.detector = detector if detector is not None else default_detector(threads)
@@ -118,11 +133,13 @@ class DiceRecognizer:
         else:
             large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
         pip_readings = count_pips_batch(large)
-        probabilities = second_look(self.faces, small, probabilities, [p.count for p in pip_readings])
+        # The second look follows the floor (as SECOND_LOOK_BELOW does CONFIDENCE_FLOOR): no die is marked unsure
+        # for low confidence before its other 7 views were read.
+        probabilities = second_look(self.faces, small, probabilities, [p.count for p in pip_readings], self.floor)
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
         readings = []
         for candidate, probs, pips, lab in zip(found, probabilities, pip_readings, labs, strict=True):
-            decision = decide(probs, pips, self.faces.values)
+            decision = decide(probs, pips, self.faces.values, self.floor)
             colour, colour_distance = self.palette.nearest(lab)
             readings.append(
                 DieReading(

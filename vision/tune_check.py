@@ -55,18 +55,18 @@ def whole_reader(recognizer: DiceRecognizer, records: list[dict[str, Any]], trut
     }
 
 
-def jittered(faces: FaceModel, shared: Path, repeats: int = 8) -> dict[str, Any]:
+def jittered(faces: FaceModel, shared: Path, floor: float = CONFIDENCE_FLOOR, repeats: int = 8) -> dict[str, Any]:
     """The tune dice cut ``repeats`` times each as a detector might; read once, then the second look (here
     triggered by the confidence alone: these crops are the model's size, too small for the pip counter)."""
     crops, labels = real_crops(shared, {"tune"}, {"tune": repeats}, np.random.default_rng(JITTER_SEED), size=faces.size)
     first = faces.probabilities(crops)
-    p = second_look(faces, crops, first, [None] * len(crops))
+    p = second_look(faces, crops, first, [None] * len(crops), floor)
     wrong = p.argmax(axis=1) != labels
     truth_p = np.clip(p[np.arange(len(labels)), labels], 1e-6, 1.0)
     return {
         "crops": len(labels),
         "wrong": int(wrong.sum()),
-        "sure_wrong": int((wrong & (p.max(axis=1) >= CONFIDENCE_FLOOR)).sum()),
+        "sure_wrong": int((wrong & (p.max(axis=1) >= floor)).sum()),
         "log_loss": float(-np.log(truth_p).mean()),
     }
 
@@ -90,27 +90,30 @@ def rendered(recognizer: DiceRecognizer, dice: int = 1200) -> dict[str, Any]:
     return {"dice": total, "wrong": wrong, "sure_wrong": sure_wrong}
 
 
-def measure(models_dir: Path, shared: Path, rendered_dice: int = 1200) -> dict[str, Any]:
-    """Every figure of one model folder."""
+def measure(
+    models_dir: Path, shared: Path, floor: float = CONFIDENCE_FLOOR, rendered_dice: int = 1200
+) -> dict[str, Any]:
+    """Every figure of one model folder, with this confidence floor (and second-look trigger)."""
     faces = FaceModel(models_dir=models_dir)
     records = tune_records(shared)
-    on_boxes = DiceRecognizer(detector=FixedDetector(), faces=faces)
-    behind_detector = DiceRecognizer(detector=default_detector(), faces=faces)
+    on_boxes = DiceRecognizer(detector=FixedDetector(), faces=faces, floor=floor)
+    behind_detector = DiceRecognizer(detector=default_detector(), faces=faces, floor=floor)
     return {
         "model": str(models_dir),
         "seed": faces.card.training.get("seed"),
         "held_out": bool(faces.card.metrics.get("tune_fold_held_out", False)),
+        "floor": floor,
         "boxes": whole_reader(on_boxes, records, truth_boxes=True),
         "detector": whole_reader(behind_detector, records, truth_boxes=False),
-        "jittered": jittered(faces, shared),
+        "jittered": jittered(faces, shared, floor),
         "rendered": rendered(on_boxes, rendered_dice),
     }
 
 
-def header() -> str:
+def header(floor: float = CONFIDENCE_FLOOR) -> str:
     return (
-        "| model (seed) | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) / unsure | "
-        f"jittered crops: wrong / wrong at >= {CONFIDENCE_FLOOR:.2f} / log-loss | rendered: wrong (sure) |\n"
+        f"| model (seed), floor {floor:.2f} | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) / "
+        f"unsure | jittered crops: wrong / wrong at >= {floor:.2f} / log-loss | rendered: wrong (sure) |\n"
         "|---|---|---|---|---|"
     )
 
@@ -130,18 +133,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.tune_check", description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="+", type=Path, help="folders holding dice-face.onnx and its card")
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (with data/dice-photos)")
+    parser.add_argument(
+        "--floor",
+        type=_floor,
+        default=CONFIDENCE_FLOOR,
+        help=f"confidence floor and second-look trigger to measure with (default {CONFIDENCE_FLOOR}, the device's)",
+    )
     args = parser.parse_args(argv)
     manifest = args.shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
     if not manifest.is_file():
         print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
         return 2
-    print(header())
+    print(header(args.floor))
     for folder in args.models:
         if not (folder / "dice-face.onnx").is_file():
             print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
             return 2
-        print(table_row(measure(folder, args.shared)), flush=True)
+        print(table_row(measure(folder, args.shared, args.floor)), flush=True)
     return 0
+
+
+def _floor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"--floor takes a probability above 0 and at most 1, not {text!r}")
+    return value
 
 
 if __name__ == "__main__":
