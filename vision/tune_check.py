@@ -30,7 +30,7 @@ from vision.faces import CONFIDENCE_FLOOR, FaceModel, second_look
 from vision.read_train import SHARED, fold_of, real_crops
 from vision.recognize import DiceRecognizer, FixedDetector, default_detector
 from vision.render import render_scene
-from vision.splits import read_manifest
+from vision.splits import byler_manifest, byler_records
 from vision.types import DieCandidate
 
 #: Seeds of the jittered tune crops and of the rendered scenes: fixed, so every model is measured on the same data.
@@ -39,9 +39,8 @@ RENDER_SEED = 777
 
 
 def tune_records(shared: Path) -> list[dict[str, Any]]:
-    """The Byler photos of the tune fold."""
-    manifest = shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
-    return [r for r in read_manifest(manifest) if fold_of(r["image"]) == "tune"]
+    """The Byler photos of the tune fold (a part of the train split)."""
+    return [r for r in byler_records(shared, "train") if fold_of(r["image"]) == "tune"]
 
 
 def whole_reader(recognizer: DiceRecognizer, records: list[dict[str, Any]], truth_boxes: bool) -> dict[str, Any]:
@@ -79,7 +78,8 @@ def rendered(recognizer: DiceRecognizer, dice: int = 1200) -> dict[str, Any]:
         image, truth = render_scene(rng, size=(320, 320), n_dice=(6, 14), side_range=(18, 60))
         candidates = [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
         readings = recognizer.read_candidates(image, candidates)
-        # A die the model drops as "not a die" is a wrong reading; readings keep the candidates' order.
+        # A die the model drops as "not a die" has no reading and counts as wrong; a reading keeps its
+        # candidate's centre, which pairs it with its die.
         by_centre = {r.centre: r for r in readings}
         for die, candidate in zip(truth, candidates, strict=True):
             reading = by_centre.get(candidate.centre)
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"confidence floor and second-look trigger to measure with (default {CONFIDENCE_FLOOR}, the device's)",
     )
     args = parser.parse_args(argv)
-    manifest = args.shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
+    manifest = byler_manifest(args.shared)
     if not manifest.is_file():
         print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
         return 2
