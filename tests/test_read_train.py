@@ -3,14 +3,26 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.read_train import CHANNELS, NOT_A_DIE, fold_of, jittered_candidate, rendered_crops
-from vision.splits import split_of
+from vision.read_train import (
+    CHANNELS,
+    NOT_A_DIE,
+    SHARED,
+    fold_of,
+    jittered_candidate,
+    options,
+    real_crops,
+    rendered_crops,
+)
+from vision.render import render_scene
+from vision.splits import RUNE55_DROPPED, apply_corrections, read_corrections, read_manifest, split_of
 
 
 @pytest.mark.parametrize("size", sorted(CHANNELS))
@@ -69,3 +81,45 @@ def test_the_command_line_refuses_bad_channels_before_any_work(capsys: pytest.Ca
         with pytest.raises(SystemExit):
             options().parse_args(["--channels", bad])
         assert "--channels takes four positive whole numbers" in capsys.readouterr().err
+
+
+def _rune55_only(root: Path) -> list[dict]:
+    """A shared folder whose Rune55 manifest holds one rendered photo (the Byler one is empty)."""
+    rune = root / "data" / "dice-photos" / "rune55"
+    (rune / "images").mkdir(parents=True)
+    (root / "data" / "dice-photos" / "byler").mkdir()
+    (root / "data" / "dice-photos" / "byler" / "manifest.jsonl").write_text("")
+    image, truth = render_scene(np.random.default_rng(3), size=(240, 240), n_dice=(4, 4), side_range=(34, 40))
+    cv2.imwrite(str(rune / "images" / "a.jpg"), image)
+    dice = [{"box": [round(v, 1) for v in d.box], "value": d.value} for d in truth]
+    (rune / "manifest.jsonl").write_text(json.dumps({"image": "images/a.jpg", "dice": dice}) + "\n")
+    return dice
+
+
+def test_dropped_rune55_dice_are_left_out_of_the_face_crops(tmp_path: Path) -> None:
+    dice = _rune55_only(tmp_path)
+    rng = np.random.default_rng(0)
+    _, every = real_crops(tmp_path, {"rune55"}, {}, rng, jitter=False)
+    assert every.tolist() == [d["value"] - 1 for d in dice]
+    drop = {"image": "images/a.jpg", "box": dice[1]["box"], "value": dice[1]["value"], "fix": None, "why": "test"}
+    _, kept = real_crops(tmp_path, {"rune55"}, {}, rng, jitter=False, rune55_fixes=[drop])
+    assert kept.tolist() == [d["value"] - 1 for i, d in enumerate(dice) if i != 1]
+    wrong = {**drop, "value": dice[1]["value"] % 6 + 1}
+    with pytest.raises(ValueError, match="no die"):
+        real_crops(tmp_path, {"rune55"}, {}, rng, jitter=False, rune55_fixes=[wrong])
+
+
+def test_the_rune55_drop_list_is_opt_in_and_only_drops() -> None:
+    assert options().parse_args([]).rune55_dropped is None, "the recipe trains on every Rune55 die"
+    assert options().parse_args(["--rune55-dropped"]).rune55_dropped == RUNE55_DROPPED
+    assert options().parse_args(["--rune55-dropped", "x.jsonl"]).rune55_dropped == Path("x.jsonl")
+    fixes = read_corrections(RUNE55_DROPPED)
+    assert len(fixes) > 100 and all(f["fix"] is None and f["why"] for f in fixes), "every line drops a die, saying why"
+
+
+@pytest.mark.skipif(not (SHARED / "data" / "dice-photos" / "rune55").is_dir(), reason="needs ../shared")
+def test_the_dropped_rune55_dice_are_all_in_the_manifest() -> None:
+    records = list(read_manifest(SHARED / "data" / "dice-photos" / "rune55" / "manifest.jsonl"))
+    fixed, applied = apply_corrections(records, read_corrections(RUNE55_DROPPED))
+    assert applied == len(read_corrections(RUNE55_DROPPED))
+    assert sum(len(r["dice"]) for r in records) - sum(len(r["dice"]) for r in fixed) == applied

@@ -232,6 +232,7 @@ def test_model_card_matches_the_model_and_is_small() -> None:
     for option in ("faint_pips", "swirled", "translucent", "byler_repeats", "epochs", "threads"):
         assert card.training[option] == getattr(recipe, option), option
     assert card.training["channels"] == list(recipe.channels or CHANNELS[CROP_SIZE])
+    assert recipe.rune55_dropped is None and card.training.get("rune55_dropped", 0) == 0
     assert not card.metrics["tune_fold_held_out"]
     assert 0.9 < card.metrics["tune_fold_accuracy_box_crops"] <= 1.0
     session, _ = load_model("dice-face")
