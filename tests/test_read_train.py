@@ -55,14 +55,19 @@ def test_the_tune_fold_is_part_of_the_train_split_only() -> None:
     assert 0.15 < tune < 0.35
 
 
-@pytest.mark.parametrize(("size", "channels"), [(32, None), (48, None), (32, (8, 16, 16, 24))])
-def test_the_network_exports_to_the_same_maths(tmp_path: Path, size: int, channels: tuple | None) -> None:
+@pytest.mark.parametrize(
+    ("size", "channels", "centre"),
+    [(32, None, False), (48, None, False), (32, (8, 16, 16, 24), False), (32, None, True)],
+)
+def test_the_network_exports_to_the_same_maths(
+    tmp_path: Path, size: int, channels: tuple | None, centre: bool
+) -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
     from vision.read_train import _check_export, build_model, export
 
     torch.manual_seed(0)
-    model = build_model(size, channels)
+    model = build_model(size, channels, centre)
     crops = np.random.default_rng(2).integers(0, 256, (5, size, size, 3), dtype=np.uint8)
     path = tmp_path / "face.onnx"
     with warnings.catch_warnings():
@@ -71,6 +76,29 @@ def test_the_network_exports_to_the_same_maths(tmp_path: Path, size: int, channe
     _check_export(model, path, crops)  # raises when ONNX Runtime and torch disagree
     with pytest.raises(ValueError, match="no face network for 40 px"):
         build_model(40)
+
+
+def test_centre_contrast_makes_faint_pips_on_a_dark_die_strong() -> None:
+    torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    from vision.read_train import build_model
+
+    crop = torch.full((1, 3, 32, 32), 0.85)  # a light table around ...
+    crop[:, :, 6:26, 6:26] = 0.12  # ... a dark die ...
+    for y, x in ((10, 10), (15, 15), (20, 20)):
+        crop[:, :, y : y + 3, x : x + 3] = 0.22  # ... with three faint pips
+    seen: list = []
+    for centre in (False, True):
+        model = build_model(32, None, centre).eval()
+        model.features[0].register_forward_hook(lambda _m, inputs, _o: seen.append(inputs[0]))
+        with torch.no_grad():
+            model(crop)
+    plain, both = seen
+    assert plain.shape[1] == 3 and both.shape[1] == 6
+    assert torch.equal(both[:, :3], plain), "the whole-crop view is kept as it was"
+    pip, body = (10, 10), (12, 16)
+    faint = float(plain[0, 0, pip[0] + 1, pip[1] + 1] - plain[0, 0, body[0], body[1]])
+    strong = float(both[0, 3, pip[0] + 1, pip[1] + 1] - both[0, 3, body[0], body[1]])
+    assert faint < 0.5 and strong > max(1.5, 5 * faint), (faint, strong)
 
 
 def test_the_command_line_refuses_bad_channels_before_any_work(capsys: pytest.CaptureFixture[str]) -> None:

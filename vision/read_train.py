@@ -198,13 +198,20 @@ def rendered_crops(
 CHANNELS = {32: (24, 48, 64, 96), 48: (16, 32, 64, 96)}
 
 
-def build_model(size: int = CROP_SIZE, channels: tuple[int, int, int, int] | None = None) -> Any:
+def build_model(
+    size: int = CROP_SIZE, channels: tuple[int, int, int, int] | None = None, centre_contrast: bool = False
+) -> Any:
+    """The face network. With ``centre_contrast`` it sees the crop twice: standardised as a whole, and
+    standardised by the mean and spread of its central half (the top face), clipped, so that faint pips
+    on a dark die are as strong as bold ones on a white die whatever the table around it."""
     import torch
     from torch import nn
 
     if size not in CHANNELS:
         raise ValueError(f"no face network for {size} px crops (known: {sorted(CHANNELS)})")
     c1, c2, c3, c4 = channels or CHANNELS[size]
+    inputs = 6 if centre_contrast else 3
+    inner = slice(size // 4, size - size // 4)
 
     class FaceNet(nn.Module):
         """Four 3x3 conv blocks (three halve the size); the crop is standardised inside the graph."""
@@ -220,7 +227,7 @@ def build_model(size: int = CROP_SIZE, channels: tuple[int, int, int, int] | Non
                 return layers
 
             self.features = nn.Sequential(
-                *block(3, c1, True),
+                *block(inputs, c1, True),
                 *block(c1, c2, True),
                 *block(c2, c3, True),
                 *block(c3, c4, False),
@@ -230,8 +237,13 @@ def build_model(size: int = CROP_SIZE, channels: tuple[int, int, int, int] | Non
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             mean = x.mean(dim=(1, 2, 3), keepdim=True)
             std = ((x - mean) ** 2).mean(dim=(1, 2, 3), keepdim=True).sqrt()
-            x = (x - mean) / (std + 0.02)
-            x = self.features(x)
+            whole = (x - mean) / (std + 0.02)
+            if centre_contrast:
+                centre = x[:, :, inner, inner]
+                mean = centre.mean(dim=(1, 2, 3), keepdim=True)
+                std = ((centre - mean) ** 2).mean(dim=(1, 2, 3), keepdim=True).sqrt()
+                whole = torch.cat([whole, ((x - mean) / (std + 0.02)).clamp(-4.0, 4.0)], dim=1)
+            x = self.features(whole)
             return self.head(x.mean(dim=(2, 3)))
 
     return FaceNet()
@@ -352,6 +364,11 @@ def options() -> argparse.ArgumentParser:
         help="leave out the Rune55 dice this corrections file drops (without FILE: vision/labels/rune55-dropped.jsonl;"
         " default: train on every Rune55 die: leaving those out was tried with three seeds and did worse)",
     )
+    parser.add_argument(
+        "--centre-contrast",
+        action="store_true",
+        help="also feed the crop standardised by its central half (the top face), so faint pips count as much",
+    )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
         "--hold-out-tune",
@@ -400,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"not-a-die crops: {len(back_x)}")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
 
-    model = build_model(size, args.channels)
+    model = build_model(size, args.channels, args.centre_contrast)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch_size = 256
     steps = args.epochs * math.ceil(len(train_y) / batch_size)
@@ -479,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
             "byler_repeats": args.byler_repeats,
             "rune55_dropped": len(rune55_fixes),
             "channels": list(args.channels or CHANNELS[size]),
+            "centre_contrast": args.centre_contrast,
             "seconds": round(time.time() - started),
         },
         "metrics": {
