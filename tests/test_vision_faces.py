@@ -233,6 +233,7 @@ def test_model_card_matches_the_model_and_is_small() -> None:
         assert card.training[option] == getattr(recipe, option), option
     assert card.training["channels"] == list(recipe.channels or CHANNELS[CROP_SIZE])
     assert recipe.rune55_dropped is None and card.training.get("rune55_dropped", 0) == 0
+    assert not recipe.centre_contrast and not card.training.get("centre_contrast", False)
     assert not card.metrics["tune_fold_held_out"]
     assert 0.9 < card.metrics["tune_fold_accuracy_box_crops"] <= 1.0
     session, _ = load_model("dice-face")

@@ -17,7 +17,8 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
   and true angle the same way.
 
 ``--rune55-dropped`` leaves out the Rune55 dice listed in ``vision/labels/rune55-dropped.jsonl`` (read otherwise
-than labelled by a model trained on them); the recipe keeps them, as leaving them out did worse on the tune fold.
+than labelled by a model trained on them), and ``--centre-contrast`` gives the network a second view of each crop,
+standardised by its top face; the recipe uses neither, as both did worse on the tune fold.
 
 Photometric augmentation (grey, channel swaps, brightness, contrast, noise) and the eight symmetries of the
 square (which keep a face's value) are drawn per batch. Seeds are fixed and torch always uses two threads (the
@@ -367,7 +368,8 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument(
         "--centre-contrast",
         action="store_true",
-        help="also feed the crop standardised by its central half (the top face), so faint pips count as much",
+        help="also feed the crop standardised by its central half (the top face), so faint pips count as much "
+        "(off in the recipe: tried with three seeds on the tune fold and did worse)",
     )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
