@@ -22,7 +22,14 @@ from vision.read_train import (
     rendered_crops,
 )
 from vision.render import render_scene
-from vision.splits import RUNE55_DROPPED, apply_corrections, read_corrections, read_manifest, split_of
+from vision.splits import (
+    RUNE55_DROPPED,
+    apply_corrections,
+    manifest_path,
+    read_corrections,
+    read_manifest,
+    split_of,
+)
 
 
 @pytest.mark.parametrize("size", sorted(CHANNELS))
@@ -147,7 +154,7 @@ def test_the_rune55_drop_list_is_opt_in_and_only_drops() -> None:
 
 @pytest.mark.skipif(not (SHARED / "data" / "dice-photos" / "rune55").is_dir(), reason="needs ../shared")
 def test_the_dropped_rune55_dice_are_all_in_the_manifest() -> None:
-    records = list(read_manifest(SHARED / "data" / "dice-photos" / "rune55" / "manifest.jsonl"))
+    records = list(read_manifest(manifest_path(SHARED, "rune55")))
     fixed, applied = apply_corrections(records, read_corrections(RUNE55_DROPPED))
     assert applied == len(read_corrections(RUNE55_DROPPED))
     assert sum(len(r["dice"]) for r in records) - sum(len(r["dice"]) for r in fixed) == applied

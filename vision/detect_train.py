@@ -34,7 +34,7 @@ import numpy as np
 
 from models import MODELS_DIR
 from vision.detect import PAD_VALUE, STRIDE
-from vision.splits import byler_records, read_manifest
+from vision.splits import byler_records, manifest_path, read_manifest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -65,7 +65,7 @@ class Sample:
 
 def real_samples(shared: Path) -> list[Sample]:
     out = []
-    rune = shared / "data" / "dice-photos" / "rune55" / "manifest.jsonl"
+    rune = manifest_path(shared, "rune55")
     for source, records in (("rune55", list(read_manifest(rune))), ("byler", byler_records(shared, "train"))):
         for r in records:
             boxes = np.array([[*d["box"], np.nan] for d in r["dice"]], np.float32).reshape(-1, 5)
@@ -439,7 +439,7 @@ def evaluate_all(models_dir: Path, shared: Path, threshold: float) -> dict[str, 
     from vision.detect_eval import evaluate_detector
 
     det = DiceDetector(threads=1, models_dir=models_dir, threshold=threshold)
-    rune = list(read_manifest(shared / "data" / "dice-photos" / "rune55" / "manifest.jsonl"))
+    rune = list(read_manifest(manifest_path(shared, "rune55")))
     out: dict[str, Any] = {}
     for name, records in (("byler_val", byler_records(shared, "val")), ("byler_train", byler_records(shared, "train")),
                           ("rune55", rune)):

@@ -296,6 +296,13 @@ class FaceDecision:
     reason: str
 
 
+def valid_floor(floor: float) -> float:
+    """``floor`` if a reader can use it as its confidence floor (a probability above 0, at most 1)."""
+    if not 0.0 < floor <= 1.0:
+        raise ValueError(f"confidence floor {floor} is not in (0, 1]")
+    return floor
+
+
 def decide(
     probabilities: np.ndarray,
     pips: PipReading,

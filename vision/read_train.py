@@ -43,11 +43,17 @@ import numpy as np
 from models import MODELS_DIR
 from vision.crop import CROP_MARGIN, CROP_SIZE, box_to_candidate, crop_die, estimate_angle
 from vision.modelcard import sha256_of
-from vision.splits import RUNE55_DROPPED, apply_corrections, read_corrections, read_manifest, split_of
+from vision.splits import (
+    RUNE55_DROPPED,
+    apply_corrections,
+    manifest_path,
+    read_corrections,
+    read_manifest,
+    split_of,
+)
 from vision.types import DieCandidate
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
-PHOTOS = "data/dice-photos"
 TUNE_FRACTION = 0.25
 SEED = 0
 
@@ -86,7 +92,7 @@ def real_crops(
     crops: list[np.ndarray] = []
     labels: list[int] = []
     for dataset in ("rune55", "byler"):
-        records = list(read_manifest(shared / PHOTOS / dataset / "manifest.jsonl"))
+        records = list(read_manifest(manifest_path(shared, dataset)))
         if dataset == "rune55" and rune55_fixes:
             records, _ = apply_corrections(records, rune55_fixes)
         for record in records:
@@ -126,7 +132,7 @@ def background_crops(
     table, tray edges, shadows) or well off a die's centre (half a die and its neighbour), labelled 6."""
     crops: list[np.ndarray] = []
     for dataset in ("rune55", "byler"):
-        for record in read_manifest(shared / PHOTOS / dataset / "manifest.jsonl"):
+        for record in read_manifest(manifest_path(shared, dataset)):
             fold = "rune55" if dataset == "rune55" else fold_of(record["image"])
             if fold not in folds or not record["dice"]:
                 continue

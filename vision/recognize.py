@@ -29,6 +29,7 @@ from vision.faces import (
     count_pips_batch,
     decide,
     second_look,
+    valid_floor,
 )
 from vision.types import DieCandidate, DieReading
 
@@ -81,9 +82,7 @@ class DiceRecognizer:
         faces: FaceModel | None = None,
         floor: float = CONFIDENCE_FLOOR,
     ) -> None:
-        if not 0.0 < floor <= 1.0:
-            raise ValueError(f"confidence floor {floor} is not in (0, 1]")
-        self.floor = floor
+        self.floor = valid_floor(floor)
         self.palette = palette if isinstance(palette, Palette) else load_palette(palette)
         self.faces = faces if faces is not None else FaceModel(threads=threads)
         self.detector = detector if detector is not None else default_detector(threads)

@@ -49,13 +49,13 @@ def read_manifest(path: Path) -> Iterator[dict[str, Any]]:
             yield record
 
 
-def byler_manifest(shared: Path) -> Path:
-    """The Byler set's manifest in the shared folder."""
-    return shared / "data" / "dice-photos" / "byler" / "manifest.jsonl"
+def manifest_path(shared: Path, photo_set: Literal["byler", "rune55"]) -> Path:
+    """The manifest of one set of photographs in the shared folder."""
+    return shared / "data" / "dice-photos" / photo_set / "manifest.jsonl"
 
 
 def byler_records(shared: Path, split: Split) -> list[dict[str, Any]]:
-    return [r for r in read_manifest(byler_manifest(shared)) if split_of(r["image"]) == split]
+    return [r for r in read_manifest(manifest_path(shared, "byler")) if split_of(r["image"]) == split]
 
 
 #: The audited corrections of the Byler manifest (see the module's doc and ``docs/vision.md``).

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from vision.evaluate import evaluate
-from vision.faces import CONFIDENCE_FLOOR, FaceModel, second_look
+from vision.faces import CONFIDENCE_FLOOR, FaceModel, second_look, valid_floor
 from vision.read_train import SHARED, fold_of, real_crops
 from vision.recognize import DiceRecognizer, FixedDetector, default_detector
 from vision.render import render_scene
-from vision.splits import byler_manifest, byler_records
+from vision.splits import byler_records, manifest_path
 from vision.types import DieCandidate
 
 #: Seeds of the jittered tune crops and of the rendered scenes: fixed, so every model is measured on the same data.
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"confidence floor and second-look trigger to measure with (default {CONFIDENCE_FLOOR}, the device's)",
     )
     args = parser.parse_args(argv)
-    manifest = byler_manifest(args.shared)
+    manifest = manifest_path(args.shared, "byler")
     if not manifest.is_file():
         print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
         return 2
@@ -155,12 +155,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _floor(text: str) -> float:
     try:
-        value = float(text)
+        return valid_floor(float(text))
     except ValueError:
-        value = -1.0
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"--floor takes a probability above 0 and at most 1, not {text!r}")
-    return value
+        raise argparse.ArgumentTypeError(f"--floor takes a probability above 0 and at most 1, not {text!r}") from None
 
 
 if __name__ == "__main__":
