@@ -118,6 +118,38 @@ def test_the_command_line_refuses_bad_channels_before_any_work(capsys: pytest.Ca
         assert "--channels takes four positive whole numbers" in capsys.readouterr().err
 
 
+def test_augment_keeps_colour_unless_asked_and_softens_when_asked() -> None:
+    torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    from vision.read_train import augment
+
+    batch = torch.zeros(64, 3, 32, 32)
+    batch[:, 2] = 0.6  # a red body (BGR) ...
+    batch[:, :, ::4, ::4] = torch.tensor([0.8, 0.3, 0.1]).view(3, 1, 1)  # ... with blue dots: colour grey would lose
+    coloured = augment(batch, torch.Generator().manual_seed(0), 0.0, 0.0)
+    spread = coloured.std(dim=1).mean(dim=(1, 2))  # per crop: how far its channels differ
+    assert bool((spread > 0.05).all()), "with grey 0 no crop loses its colour"
+    greyed = augment(batch, torch.Generator().manual_seed(0), 1.0, 0.0)
+    assert float(greyed.std(dim=1).max()) < 0.2, "with grey 1 every crop is grey (but for the noise)"
+
+    def fine_detail(x: torch.Tensor) -> torch.Tensor:
+        """Per crop: the mean step between neighbouring pixels (sharp dots step a lot)."""
+        return (x[..., 1:] - x[..., :-1]).abs().mean(dim=(1, 2, 3))
+
+    sharp = augment(batch, torch.Generator().manual_seed(0), 0.0, 0.0)
+    soft = augment(batch, torch.Generator().manual_seed(0), 0.0, 1.0)
+    assert bool((fine_detail(soft) < 0.8 * fine_detail(sharp)).all()), "soften 1 blurs every crop"
+    assert soft.shape == batch.shape and float(soft.min()) >= 0 and float(soft.max()) <= 1
+
+
+def test_the_trainer_refuses_a_device_torch_cannot_use(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    from vision.read_train import main
+
+    assert options().parse_args([]).device == "cpu", "the recipe trains on the CPU"
+    assert main(["--device", "tpu"]) == 2
+    assert "torch cannot train on 'tpu' here" in capsys.readouterr().err
+
+
 def _rune55_only(root: Path) -> list[dict]:
     """A shared folder whose Rune55 manifest holds one rendered photo (the Byler one is empty)."""
     rune = root / "data" / "dice-photos" / "rune55"

@@ -20,9 +20,10 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
 than labelled by a model trained on them), and ``--centre-contrast`` gives the network a second view of each crop,
 standardised by its top face; the recipe uses neither, as both did worse on the tune fold.
 
-Photometric augmentation (grey, channel swaps, brightness, contrast, noise) and the eight symmetries of the
-square (which keep a face's value) are drawn per batch. Seeds are fixed and torch always uses two threads (the
-thread count changes the order of floating-point sums, so it is part of the recipe): a run gives the same model.
+Photometric augmentation (grey, channel swaps, brightness, contrast, noise; ``--soften`` adds crops shrunk and
+enlarged back) and the eight symmetries of the square (which keep a face's value) are drawn per batch;
+``--device cuda`` trains experiments on a GPU. Seeds are fixed and torch always uses two threads (the thread count
+changes the order of floating-point sums, so it is part of the recipe): a run gives the same model.
 Writes ``models/dice-face.onnx``, ``models/dice-face.card.json`` and prints the measured accuracies.
 """
 
@@ -256,9 +257,12 @@ def build_model(
     return FaceNet()
 
 
-def augment(batch: Any, generator: Any) -> Any:
-    """Photometric jitter and the square's symmetries, on a (N, 3, S, S) float batch in 0..1."""
+def augment(batch: Any, generator: Any, grey_share: float, soften: float) -> Any:
+    """Photometric jitter and the square's symmetries, on a (N, 3, S, S) float batch in 0..1: ``grey_share`` of
+    the crops lose their colour, and ``soften`` of them are shrunk to 40-80% and enlarged back (a softer,
+    lower-resolution photo; the recipe leaves it at 0, which draws nothing, so its batches are unchanged)."""
     import torch
+    from torch.nn import functional as F
 
     n = batch.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=generator))
@@ -268,11 +272,18 @@ def augment(batch: Any, generator: Any) -> Any:
     perm = torch.randperm(3, generator=generator)
     swap = torch.rand(n, 1, 1, 1, generator=generator) < 0.5
     batch = torch.where(swap, batch[:, perm], batch)
-    grey = torch.rand(n, 1, 1, 1, generator=generator) < 0.25
+    grey = torch.rand(n, 1, 1, 1, generator=generator) < grey_share
     batch = torch.where(grey, batch.mean(dim=1, keepdim=True).expand_as(batch), batch)
     gain = 0.6 + 0.8 * torch.rand(n, 1, 1, 1, generator=generator)
     bias = 0.3 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
     noise = torch.randn(batch.shape, generator=generator) * (0.04 * torch.rand(n, 1, 1, 1, generator=generator))
+    if soften > 0:
+        side = batch.shape[-1]
+        small = max(4, round(side * (0.4 + 0.4 * float(torch.rand(1, generator=generator)))))
+        blurred = F.interpolate(
+            F.interpolate(batch, size=(small, small), mode="area"), size=(side, side), mode="bilinear"
+        )
+        batch = torch.where(torch.rand(n, 1, 1, 1, generator=generator) < soften, blurred, batch)
     return (batch * gain + bias + noise).clamp(0, 1)
 
 
@@ -289,13 +300,16 @@ def as_uint8_tensor(crops: np.ndarray) -> Any:
     return torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)))
 
 
-def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
+def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray, device: str = "cpu") -> tuple[float, np.ndarray]:
     import torch
 
     model.eval()
     with torch.no_grad():
         probs = np.concatenate(
-            [torch.softmax(model(to_tensor(crops[i : i + 1024])), dim=1).numpy() for i in range(0, len(crops), 1024)]
+            [
+                torch.softmax(model(to_tensor(crops[i : i + 1024]).to(device)), dim=1).cpu().numpy()
+                for i in range(0, len(crops), 1024)
+            ]
         )
     return float((probs.argmax(1) == labels).mean()) if len(labels) else 0.0, probs
 
@@ -303,7 +317,7 @@ def accuracy(model: Any, crops: np.ndarray, labels: np.ndarray) -> tuple[float, 
 def export(model: Any, path: Path, size: int) -> None:
     import torch
 
-    model.eval()
+    model.cpu().eval()
     dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(
         model,
@@ -332,7 +346,12 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the model and its card")
     parser.add_argument("--epochs", type=int, default=18)
     parser.add_argument("--seed", type=int, default=SEED, help="seed of the data, the weights and the batches")
-    parser.add_argument("--rendered", type=int, default=12000, help="rendered crops to train on")
+    parser.add_argument(
+        "--rendered",
+        type=int,
+        default=12000,
+        help="rendered crops to train on",
+    )
     parser.add_argument(
         "--threads", type=int, default=2, help="torch threads (default 2; another count gives another model)"
     )
@@ -377,6 +396,24 @@ def options() -> argparse.ArgumentParser:
         help="also feed the crop standardised by its central half (the top face), so faint pips count as much "
         "(off in the recipe: tried with three seeds on the tune fold and did worse)",
     )
+    parser.add_argument(
+        "--grey",
+        type=float,
+        default=0.25,
+        help="share of each batch's crops shown without colour (default 0.25)",
+    )
+    parser.add_argument(
+        "--soften",
+        type=float,
+        default=0.0,
+        help="share of each batch's crops shrunk and enlarged back, like a softer photo (default 0: off)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="torch device to train on (default cpu, the recipe; 'cuda' trains faster for experiments but gives "
+        "another model than the committed one)",
+    )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
         "--hold-out-tune",
@@ -392,6 +429,10 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
     from tqdm import tqdm
+
+    if args.device != "cpu" and not (args.device.startswith("cuda") and torch.cuda.is_available()):
+        print(f"read_train: torch cannot train on {args.device!r} here (use cpu)", file=sys.stderr)
+        return 2
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.threads))
@@ -425,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"not-a-die crops: {len(back_x)}")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
 
-    model = build_model(size, args.channels, args.centre_contrast)
+    model = build_model(size, args.channels, args.centre_contrast).to(args.device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch_size = 256
     steps = args.epochs * math.ceil(len(train_y) / batch_size)
@@ -440,20 +481,20 @@ def main(argv: list[str] | None = None) -> int:
         with tqdm(range(0, len(order), batch_size), desc=f"epoch {epoch + 1}/{args.epochs}", unit="batch") as bar:
             for start in bar:
                 idx = order[start : start + batch_size]
-                xb = augment(x_all[idx].float() / 255.0, generator)
-                loss = loss_fn(model(xb), y_all[idx])
+                xb = augment(x_all[idx].float() / 255.0, generator, args.grey, args.soften)
+                loss = loss_fn(model(xb.to(args.device)), y_all[idx].to(args.device))
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
                 schedule.step()
                 total += float(loss) * len(idx)
                 bar.set_postfix(loss=f"{float(loss):.3f}")
-        tune_acc, _ = accuracy(model, tune_x, tune_y)
+        tune_acc, _ = accuracy(model, tune_x, tune_y, args.device)
         print(f"epoch {epoch + 1}: loss {total / len(order):.4f}  tune accuracy (jittered) {tune_acc:.4f}", flush=True)
 
-    tune_acc, tune_probs = accuracy(model, tune_x, tune_y)
-    plain_acc, _ = accuracy(model, tune_plain_x, tune_plain_y)
-    val_acc, _ = accuracy(model, val_x, val_y)
+    tune_acc, tune_probs = accuracy(model, tune_x, tune_y, args.device)
+    plain_acc, _ = accuracy(model, tune_plain_x, tune_plain_y, args.device)
+    val_acc, _ = accuracy(model, val_x, val_y, args.device)
     confident = tune_probs.max(1) >= 0.9
     wrong_confident = int(((tune_probs.argmax(1) != tune_y) & confident).sum())
     print(f"tune accuracy: jittered {tune_acc:.4f}, plain {plain_acc:.4f}; val (plain crops) {val_acc:.4f}")
@@ -505,6 +546,10 @@ def main(argv: list[str] | None = None) -> int:
             "rune55_dropped": len(rune55_fixes),
             "channels": list(args.channels or CHANNELS[size]),
             "centre_contrast": args.centre_contrast,
+            "rendered": args.rendered,
+            "grey": args.grey,
+            "soften": args.soften,
+            "device": args.device,
             "seconds": round(time.time() - started),
         },
         "metrics": {
