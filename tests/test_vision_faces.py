@@ -229,8 +229,8 @@ def test_model_card_matches_the_model_and_is_small() -> None:
     assert "crop_die" in card.crop_rule
     assert card.training["seed"] == 0
     recipe = options().parse_args([])  # what make train runs: the committed model must be its output
-    recipe_options = ("faint_pips", "swirled", "translucent", "byler_repeats", "epochs", "threads")
-    for option in recipe_options:
+    recipe_options = ("faint_pips", "swirled", "translucent", "byler_repeats", "epochs", "threads", "grey", "soften")
+    for option in (*recipe_options, "device", "rendered"):
         assert card.training[option] == getattr(recipe, option), option
     assert card.training["channels"] == list(recipe.channels or CHANNELS[CROP_SIZE])
     assert recipe.rune55_dropped is None and card.training.get("rune55_dropped", 0) == 0

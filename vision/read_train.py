@@ -20,10 +20,14 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
 than labelled by a model trained on them), and ``--centre-contrast`` gives the network a second view of each crop,
 standardised by its top face; the recipe uses neither, as both did worse on the tune fold.
 
-Photometric augmentation (grey, channel swaps, brightness, contrast, noise; ``--soften`` adds crops shrunk and
-enlarged back) and the eight symmetries of the square (which keep a face's value) are drawn per batch;
-``--device cuda`` trains experiments on a GPU. Seeds are fixed and torch always uses two threads (the thread count
-changes the order of floating-point sums, so it is part of the recipe): a run gives the same model.
+Photometric augmentation (channel swaps, brightness, contrast, noise, and 30% of the crops *softened*: shrunk to
+40-80% and enlarged back, like a softer photo) and the eight symmetries of the square (which keep a face's value)
+are drawn per batch. No crop is made grey (``--grey``): the red pips of the blue and smoky dice can differ from
+their body more in colour than in brightness, and colour is what grey crops teach the network to do without. Those
+two choices and twice the rendered dice of earlier rounds were chosen in the sixth round with eight seeds of each
+recipe (``docs/vision.md``); ``--device cuda`` trains such experiments on a GPU. Seeds are fixed and torch always
+uses two threads (the thread count changes the order of floating-point sums, so it is part of the recipe): a run
+gives the same model.
 Writes ``models/dice-face.onnx``, ``models/dice-face.card.json`` and prints the measured accuracies.
 """
 
@@ -349,8 +353,8 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rendered",
         type=int,
-        default=12000,
-        help="rendered crops to train on",
+        default=24000,
+        help="rendered crops to train on (default 24000; was 12000 until the sixth round)",
     )
     parser.add_argument(
         "--threads", type=int, default=2, help="torch threads (default 2; another count gives another model)"
@@ -399,14 +403,16 @@ def options() -> argparse.ArgumentParser:
     parser.add_argument(
         "--grey",
         type=float,
-        default=0.25,
-        help="share of each batch's crops shown without colour (default 0.25)",
+        default=0.0,
+        help="share of each batch's crops shown without colour (default 0: keeps the colour of red pips on blue; "
+        "was 0.25 until the sixth round)",
     )
     parser.add_argument(
         "--soften",
         type=float,
-        default=0.0,
-        help="share of each batch's crops shrunk and enlarged back, like a softer photo (default 0: off)",
+        default=0.3,
+        help="share of each batch's crops shrunk and enlarged back, like a softer photo (default 0.3; was 0 until "
+        "the sixth round)",
     )
     parser.add_argument(
         "--device",
