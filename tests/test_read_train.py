@@ -118,6 +118,15 @@ def test_the_command_line_refuses_bad_channels_before_any_work(capsys: pytest.Ca
         assert "--channels takes four positive whole numbers" in capsys.readouterr().err
 
 
+def test_the_command_line_refuses_a_share_outside_0_to_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert options().parse_args(["--grey", "1", "--soften", "0"]).grey == 1.0
+    for option in ("--grey", "--soften", "--faint-pips", "--swirled", "--translucent"):
+        for bad in ("1.5", "-0.1", "half", "nan"):
+            with pytest.raises(SystemExit):
+                options().parse_args([option, bad])
+            assert f"{option}: takes a share from 0 to 1, not '{bad}'" in capsys.readouterr().err
+
+
 def test_augment_keeps_colour_unless_asked_and_softens_when_asked() -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     from vision.read_train import augment

@@ -264,7 +264,7 @@ def build_model(
 def augment(batch: Any, generator: Any, grey_share: float, soften: float) -> Any:
     """Photometric jitter and the square's symmetries, on a (N, 3, S, S) float batch in 0..1: ``grey_share`` of
     the crops lose their colour, and ``soften`` of them are shrunk to 40-80% and enlarged back (a softer,
-    lower-resolution photo; the recipe leaves it at 0, which draws nothing, so its batches are unchanged)."""
+    lower-resolution photo; at 0 it draws no random numbers, so a recipe without it keeps its batches)."""
     import torch
     from torch.nn import functional as F
 
@@ -343,6 +343,17 @@ def _four_channels(text: str) -> tuple[int, int, int, int]:
     return int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3])
 
 
+def _share(text: str) -> float:
+    """A share of the crops (``--grey``, ``--soften``, ...): checked when the command line is read."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"takes a share from 0 to 1, not {text!r}")
+    return value
+
+
 def options() -> argparse.ArgumentParser:
     """The trainer's command line; its defaults are the recipe ``make train`` runs (the card records them)."""
     parser = argparse.ArgumentParser(prog="python -m vision.read_train", description=__doc__.splitlines()[0])
@@ -361,19 +372,19 @@ def options() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--faint-pips",
-        type=float,
+        type=_share,
         default=0.5,
         help="share of dark rendered dice drawn with low-contrast pips (default 0.5: chosen on the tune fold)",
     )
     parser.add_argument(
         "--swirled",
-        type=float,
+        type=_share,
         default=0.3,
         help="share of rendered dice drawn with marbled bodies (default 0.3: chosen on the tune fold)",
     )
     parser.add_argument(
         "--translucent",
-        type=float,
+        type=_share,
         default=0.0,
         help="share of rendered dice drawn see-through, the far face's pips showing through the top face "
         "(default 0: 0.3 was tried with three seeds on the tune fold and did not help)",
@@ -402,14 +413,14 @@ def options() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--grey",
-        type=float,
+        type=_share,
         default=0.0,
         help="share of each batch's crops shown without colour (default 0: keeps the colour of red pips on blue; "
         "was 0.25 until the sixth round)",
     )
     parser.add_argument(
         "--soften",
-        type=float,
+        type=_share,
         default=0.3,
         help="share of each batch's crops shrunk and enlarged back, like a softer photo (default 0.3; was 0 until "
         "the sixth round)",
