@@ -14,7 +14,7 @@ from vision.evaluate import truth_candidates
 from vision.read_train import fold_of
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.render import render_scene
-from vision.tune_check import header, main, measure, table_row, tune_records
+from vision.tune_check import header, main, measure, recipe_of, recipe_rows, table_row, tune_records
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +95,40 @@ def test_a_floor_that_is_not_a_probability_is_refused(capsys: pytest.CaptureFixt
         assert "--floor takes a probability" in capsys.readouterr().err
     with pytest.raises(ValueError, match="confidence floor"):
         DiceRecognizer(detector=FixedDetector(), floor=0.0)
+
+
+def _figures(model: str, boxes: tuple[int, int, float], jittered: tuple[int, int, float]) -> dict:
+    """A made-up measure() result: (wrong, sure wrong, unsure share) on the boxes and finds, (wrong, sure wrong,
+    log-loss) on the jittered crops."""
+    part = {"dice": 226, "wrong": boxes[0], "sure_wrong": boxes[1], "unsure": boxes[2]}
+    return {
+        "model": model,
+        "boxes": part,
+        "detector": dict(part),
+        "jittered": {"crops": 1808, "wrong": jittered[0], "sure_wrong": jittered[1], "log_loss": jittered[2]},
+        "rendered": {"dice": 1212, "wrong": 10, "sure_wrong": 0},
+    }
+
+
+def test_seeds_of_a_recipe_are_summed_into_one_row() -> None:
+    assert recipe_of("/tmp/sw/combo-s3") == "combo" and recipe_of(Path("base-s12")) == "base"
+    assert recipe_of("models") == "models", "a folder without a seed suffix is its own recipe"
+    rows = recipe_rows(
+        [
+            _figures("sw/base-s0", (4, 1, 0.10), (40, 2, 0.08)),
+            _figures("sw/combo-s0", (5, 0, 0.08), (30, 1, 0.06)),
+            _figures("sw/base-s1", (6, 0, 0.12), (44, 3, 0.10)),
+        ]
+    )
+    assert len(rows) == 4 and rows[1].startswith("|---")
+    # base: boxes 10 (1) and finds 10 (1), unsure 11.0% on average, crops 84 / 5, log-loss 0.09, sure 1 + 1 + 5.
+    assert rows[2] == "| base | 2 | 10 (1) | 11.0% | 10 (1) | 11.0% | 84 / 5 | 0.0900 | 7 | 20 |"
+    assert rows[3] == "| combo | 1 | 5 (0) | 8.0% | 5 (0) | 8.0% | 30 / 1 | 0.0600 | 1 | 10 |"
+
+
+def test_every_folder_is_checked_before_any_is_measured(
+    shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(MODELS_DIR), str(tmp_path), "--shared", str(shared), "--by-recipe"]) == 2
+    out, err = capsys.readouterr()
+    assert "holds no dice-face.onnx" in err and out == "", "nothing is measured when one folder is bad"

@@ -19,6 +19,7 @@ One line per model comes out, as a Markdown table, so rounds of experiments can 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,39 @@ def table_row(m: dict[str, Any]) -> str:
     )
 
 
+def recipe_of(models_dir: Path | str) -> str:
+    """The recipe a model folder was trained with, by the sweep's naming: ``combo-s3`` is seed 3 of ``combo``."""
+    return re.sub(r"-s\d+$", "", Path(models_dir).name)
+
+
+def recipe_rows(measures: list[dict[str, Any]]) -> list[str]:
+    """One Markdown row per recipe (folders grouped by :func:`recipe_of`), in the order first seen: counts summed
+    over its seeds, unsure shares and log-loss averaged, and "wrong and sure" the sum of the three sure counts."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for m in measures:
+        groups.setdefault(recipe_of(m["model"]), []).append(m)
+    rows = [
+        "| recipe | seeds | tune boxes wrong (sure) | unsure | behind the detector wrong (sure) | unsure | "
+        "jittered crops wrong / at the floor | log-loss | wrong and sure | rendered wrong |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for recipe, ms in groups.items():
+
+        def total(part: str, key: str, ms: list[dict[str, Any]] = ms) -> float:
+            return float(sum(m[part][key] for m in ms))
+
+        sure = total("boxes", "sure_wrong") + total("detector", "sure_wrong") + total("jittered", "sure_wrong")
+        n = len(ms)
+        rows.append(
+            f"| {recipe} | {n} | {total('boxes', 'wrong'):.0f} ({total('boxes', 'sure_wrong'):.0f}) | "
+            f"{total('boxes', 'unsure') / n:.1%} | {total('detector', 'wrong'):.0f} "
+            f"({total('detector', 'sure_wrong'):.0f}) | {total('detector', 'unsure') / n:.1%} | "
+            f"{total('jittered', 'wrong'):.0f} / {total('jittered', 'sure_wrong'):.0f} | "
+            f"{total('jittered', 'log_loss') / n:.4f} | {sure:.0f} | {total('rendered', 'wrong'):.0f} |"
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.tune_check", description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="+", type=Path, help="folders holding dice-face.onnx and its card")
@@ -139,17 +173,27 @@ def main(argv: list[str] | None = None) -> int:
         default=CONFIDENCE_FLOOR,
         help=f"confidence floor and second-look trigger to measure with (default {CONFIDENCE_FLOOR}, the device's)",
     )
+    parser.add_argument(
+        "--by-recipe",
+        action="store_true",
+        help="also print one row per recipe, summed over its seeds (folders named RECIPE-sSEED, e.g. combo-s3)",
+    )
     args = parser.parse_args(argv)
     manifest = manifest_path(args.shared, "byler")
     if not manifest.is_file():
         print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
         return 2
-    print(header(args.floor))
-    for folder in args.models:
+    for folder in args.models:  # every folder is checked before minutes go into measuring the first
         if not (folder / "dice-face.onnx").is_file():
             print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
             return 2
-        print(table_row(measure(folder, args.shared, args.floor)), flush=True)
+    print(header(args.floor))
+    measures = []
+    for folder in args.models:
+        measures.append(measure(folder, args.shared, args.floor))
+        print(table_row(measures[-1]), flush=True)
+    if args.by_recipe:
+        print("\n" + "\n".join(recipe_rows(measures)))
     return 0
 
 
