@@ -130,6 +130,10 @@ def table_row(m: dict[str, Any]) -> str:
     )
 
 
+#: The parts of :func:`measure`'s figures that hold counts (the rest name the model).
+PARTS = ("boxes", "detector", "jittered", "rendered")
+
+
 def recipe_of(models_dir: Path | str) -> str:
     """The recipe a model folder was trained with, by the sweep's naming: ``combo-s3`` is seed 3 of ``combo``."""
     return re.sub(r"-s\d+$", "", Path(models_dir).name)
@@ -147,18 +151,15 @@ def recipe_rows(measures: list[dict[str, Any]]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for recipe, ms in groups.items():
-
-        def total(part: str, key: str, ms: list[dict[str, Any]] = ms) -> float:
-            return float(sum(m[part][key] for m in ms))
-
-        sure = total("boxes", "sure_wrong") + total("detector", "sure_wrong") + total("jittered", "sure_wrong")
+        # Every figure of every part, summed over the recipe's seeds: {"boxes": {"wrong": ..., ...}, ...}.
+        t = {part: {key: sum(m[part][key] for m in ms) for key in ms[0][part]} for part in ms[0] if part in PARTS}
         n = len(ms)
+        sure = t["boxes"]["sure_wrong"] + t["detector"]["sure_wrong"] + t["jittered"]["sure_wrong"]
         rows.append(
-            f"| {recipe} | {n} | {total('boxes', 'wrong'):.0f} ({total('boxes', 'sure_wrong'):.0f}) | "
-            f"{total('boxes', 'unsure') / n:.1%} | {total('detector', 'wrong'):.0f} "
-            f"({total('detector', 'sure_wrong'):.0f}) | {total('detector', 'unsure') / n:.1%} | "
-            f"{total('jittered', 'wrong'):.0f} / {total('jittered', 'sure_wrong'):.0f} | "
-            f"{total('jittered', 'log_loss') / n:.4f} | {sure:.0f} | {total('rendered', 'wrong'):.0f} |"
+            f"| {recipe} | {n} | {t['boxes']['wrong']} ({t['boxes']['sure_wrong']}) | {t['boxes']['unsure'] / n:.1%} | "
+            f"{t['detector']['wrong']} ({t['detector']['sure_wrong']}) | {t['detector']['unsure'] / n:.1%} | "
+            f"{t['jittered']['wrong']} / {t['jittered']['sure_wrong']} | {t['jittered']['log_loss'] / n:.4f} | "
+            f"{sure} | {t['rendered']['wrong']} |"
         )
     return rows
 
