@@ -85,6 +85,39 @@ def test_the_network_exports_to_the_same_maths(
         build_model(40)
 
 
+def test_an_ensemble_gives_the_mean_of_its_members_and_exports_to_the_same_maths(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
+    from vision.read_train import _check_export, build_ensemble, build_model, export
+
+    torch.manual_seed(0)
+    networks = [build_model(32).eval() for _ in range(3)]
+    assert build_ensemble(networks[:1]) is networks[0], "one member is the network itself"
+    ensemble = build_ensemble(networks).eval()
+    crops = np.random.default_rng(4).integers(0, 256, (6, 32, 32, 3), dtype=np.uint8)
+    x = torch.from_numpy(crops.transpose(0, 3, 1, 2).copy()).float() / 255.0
+    with torch.no_grad():
+        mean = torch.stack([torch.softmax(n(x), dim=1) for n in networks]).mean(dim=0)
+        got = torch.softmax(ensemble(x), dim=1)  # the reader's softmax of the ensemble's logits
+        lone = torch.softmax(networks[1](x), dim=1)
+    assert torch.allclose(got, mean, atol=1e-6)
+    assert not torch.allclose(got, lone, atol=1e-3), "the members differ, so the mean is not any one of them"
+    path = tmp_path / "face.onnx"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's exporter warns about its own deprecations
+        export(ensemble, path, 32)
+    _check_export(ensemble, path, crops)
+
+
+def test_the_command_line_takes_a_count_of_members(capsys: pytest.CaptureFixture[str]) -> None:
+    assert options().parse_args([]).members == 1
+    assert options().parse_args(["--members", "2"]).members == 2
+    for bad in ("0", "9", "two", "-1", "1.5"):
+        with pytest.raises(SystemExit):
+            options().parse_args(["--members", bad])
+        assert f"--members: takes a count of networks from 1 to 8, not '{bad}'" in capsys.readouterr().err
+
+
 def test_centre_contrast_makes_faint_pips_on_a_dark_die_strong() -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     from vision.read_train import build_model
@@ -170,6 +203,53 @@ def _rune55_only(root: Path) -> list[dict]:
     dice = [{"box": [round(v, 1) for v in d.box], "value": d.value} for d in truth]
     (rune / "manifest.jsonl").write_text(json.dumps({"image": "images/a.jpg", "dice": dice}) + "\n")
     return dice
+
+
+def _tiny_shared(root: Path) -> Path:
+    """A shared folder with one rendered Rune55 photo and one Byler photo in each of val, tune and train."""
+    _rune55_only(root)
+    byler = root / "data" / "dice-photos" / "byler"
+    (byler / "images").mkdir()
+    rng = np.random.default_rng(5)
+    wanted, lines, i = {"val", "tune", "train"}, [], 0
+    while wanted:
+        name, i = f"images/p{i}.jpg", i + 1
+        if fold_of(name) not in wanted:
+            continue
+        wanted.discard(fold_of(name))
+        image, truth = render_scene(rng, size=(240, 240), n_dice=(3, 3), side_range=(34, 40))
+        cv2.imwrite(str(byler / name), image)
+        dice = [{"box": [round(v, 1) for v in d.box], "value": d.value} for d in truth]
+        lines.append(json.dumps({"image": name, "dice": dice}))
+    (byler / "manifest.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    import onnxruntime as ort
+
+    from vision.faces import crops_to_input, softmax
+    from vision.read_train import main
+
+    shared = _tiny_shared(tmp_path / "shared")
+    quick = ["--shared", str(shared), "--epochs", "1", "--rendered", "48", "--threads", "1", "--hold-out-tune"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's exporter warns about its own deprecations
+        for seed, members, out in ((0, 1, "s0"), (1, 1, "s1"), (0, 2, "pair")):
+            assert main([*quick, "--seed", str(seed), "--members", str(members), "--out", str(tmp_path / out)]) == 0
+    crops = np.random.default_rng(6).integers(0, 256, (8, 32, 32, 3), dtype=np.uint8)
+
+    def probabilities(out: str) -> np.ndarray:
+        session = ort.InferenceSession(str(tmp_path / out / "dice-face.onnx"), providers=["CPUExecutionProvider"])
+        return softmax(session.run(None, {"input": crops_to_input(crops)})[0])
+
+    one, other, pair = probabilities("s0"), probabilities("s1"), probabilities("pair")
+    assert np.allclose(pair, (one + other) / 2, atol=1e-5), "each member is the one-network run of its seed"
+    assert not np.allclose(one, other, atol=1e-3), "two seeds give two networks"
+    card = json.loads((tmp_path / "pair" / "dice-face.card.json").read_text())
+    assert card["training"]["members"] == 2 and card["training"]["member_seeds"] == [0, 1]
+    assert card["training"]["data"].startswith("each of 2 networks (seeds 0..1)")
 
 
 def test_dropped_rune55_dice_are_left_out_of_the_face_crops(tmp_path: Path) -> None:

@@ -232,6 +232,9 @@ def test_model_card_matches_the_model_and_is_small() -> None:
     recipe_options = ("faint_pips", "swirled", "translucent", "byler_repeats", "epochs", "threads", "grey", "soften")
     for option in (*recipe_options, "device", "rendered"):
         assert card.training[option] == getattr(recipe, option), option
+    # A card from before --members existed describes one network.
+    assert card.training.get("members", 1) == recipe.members
+    assert card.training.get("member_seeds", [0]) == list(range(recipe.seed, recipe.seed + recipe.members))
     assert card.training["channels"] == list(recipe.channels or CHANNELS[CROP_SIZE])
     assert recipe.rune55_dropped is None and card.training.get("rune55_dropped", 0) == 0
     assert not recipe.centre_contrast and not card.training.get("centre_contrast", False)

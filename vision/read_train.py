@@ -25,9 +25,14 @@ Photometric augmentation (channel swaps, brightness, contrast, noise, and 30% of
 are drawn per batch. No crop is made grey (``--grey``): the red pips of the blue and smoky dice can differ from
 their body more in colour than in brightness, and colour is what grey crops teach the network to do without. Those
 two choices and twice the rendered dice of earlier rounds were chosen in the sixth round with eight seeds of each
-recipe (``docs/vision.md``); ``--device cuda`` trains such experiments on a GPU. Seeds are fixed and torch always
-uses two threads (the thread count changes the order of floating-point sums, so it is part of the recipe): a run
-gives the same model.
+recipe (``docs/vision.md``); ``--device cuda`` trains such experiments on a GPU.
+
+``--members N`` trains N such networks, each exactly as a one-network run with its own seed (``--seed`` and the
+next ones), data and all, and exports one graph that gives the log of their mean probabilities, so the device
+reads one file as before.
+
+Seeds are fixed and torch always uses two threads (the thread count changes the order of floating-point sums, so
+it is part of the recipe): a run gives the same model.
 Writes ``models/dice-face.onnx``, ``models/dice-face.card.json`` and prints the measured accuracies.
 """
 
@@ -39,6 +44,7 @@ import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -261,6 +267,30 @@ def build_model(
     return FaceNet()
 
 
+def build_ensemble(networks: list[Any]) -> Any:
+    """One network that reads a crop with every member and gives the log of their mean probabilities as its
+    logits, so that the reader's softmax of them is the members' mean: the device loads one file and needs no
+    change. Networks trained on other draws make fewer of the same sure mistakes (``docs/vision.md``). One
+    member is returned as it is."""
+    import torch
+    from torch import nn
+
+    if len(networks) == 1:
+        return networks[0]
+
+    class MeanOfMembers(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.members = nn.ModuleList(networks)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            p = torch.stack([torch.softmax(member(x), dim=1) for member in self.members]).mean(dim=0)
+            # The floor keeps log finite where every member gives a class 0 (softmax of it is still 0).
+            return torch.log(p.clamp_min(1e-30))
+
+    return MeanOfMembers()
+
+
 def augment(batch: Any, generator: Any, grey_share: float, soften: float) -> Any:
     """Photometric jitter and the square's symmetries, on a (N, 3, S, S) float batch in 0..1: ``grey_share`` of
     the crops lose their colour, and ``soften`` of them are shrunk to 40-80% and enlarged back (a softer,
@@ -341,6 +371,13 @@ def _four_channels(text: str) -> tuple[int, int, int, int]:
     if len(parts) != 4 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
         raise argparse.ArgumentTypeError(f"--channels takes four positive whole numbers, not {text!r}")
     return int(parts[0]), int(parts[1]), int(parts[2]), int(parts[3])
+
+
+def _members(text: str) -> int:
+    """``--members``: a count of networks, checked when the command line is read."""
+    if not text.isdigit() or not 1 <= int(text) <= 8:
+        raise argparse.ArgumentTypeError(f"takes a count of networks from 1 to 8, not {text!r}")
+    return int(text)
 
 
 def _share(text: str) -> float:
@@ -431,6 +468,13 @@ def options() -> argparse.ArgumentParser:
         help="torch device to train on (default cpu, the recipe; 'cuda' trains faster for experiments but gives "
         "another model than the committed one)",
     )
+    parser.add_argument(
+        "--members",
+        type=_members,
+        default=1,
+        help="networks trained with seeds SEED, SEED+1, ..., each on its own draw of the data, whose mean the "
+        "model gives (default 1)",
+    )
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE, choices=sorted(CHANNELS), help="crop side in px")
     parser.add_argument(
         "--hold-out-tune",
@@ -441,27 +485,33 @@ def options() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = options().parse_args(argv)
+@dataclass
+class TrainingData:
+    """What one member network trains on (``train_*``) and what the model is measured on (``tune_*``, ``val_*``)."""
 
-    import torch
+    train_x: np.ndarray
+    train_y: np.ndarray
+    real: int
+    rendered: int
+    not_a_die: int
+    tune_x: np.ndarray
+    tune_y: np.ndarray
+    tune_plain_x: np.ndarray
+    tune_plain_y: np.ndarray
+    val_x: np.ndarray
+    val_y: np.ndarray
+
+
+def training_data(args: argparse.Namespace, seed: int, rune55_fixes: list[dict[str, Any]]) -> TrainingData:
+    """Every crop one member network sees, drawn from ``seed`` (a member's data are a run's data with its seed)."""
     from tqdm import tqdm
 
-    if args.device != "cpu" and not (args.device.startswith("cuda") and torch.cuda.is_available()):
-        print(f"read_train: torch cannot train on {args.device!r} here (use cpu)", file=sys.stderr)
-        return 2
-
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, args.threads))
-    rng = np.random.default_rng(args.seed)
-    started = time.time()
-
+    rng = np.random.default_rng(seed)
     print("cutting real crops ...", flush=True)
     folds = {"rune55", "train"} if args.hold_out_tune else {"rune55", "train", "tune"}
     size = args.crop_size
     repeats = {"rune55": 4, "train": args.byler_repeats, "tune": args.byler_repeats}
     # Only the face crops leave the dropped dice out: the not-a-die crops below still keep clear of them.
-    rune55_fixes = read_corrections(args.rune55_dropped) if args.rune55_dropped else []
     real_x, real_y = real_crops(args.shared, folds, repeats, rng, size=size, rune55_fixes=rune55_fixes)
     # The jittered tune crops use a seed of their own, so runs with other --seed values are measured alike.
     tune_x, tune_y = real_crops(args.shared, {"tune"}, {"tune": 4}, np.random.default_rng(SEED + 1), size=size)
@@ -478,24 +528,42 @@ def main(argv: list[str] | None = None) -> int:
             translucent=args.translucent,
         )
     back_x, back_y = background_crops(args.shared, folds, 6, rng, size=size)
-    train_x = np.concatenate([real_x, rend_x, back_x])
-    train_y = np.concatenate([real_y, rend_y, back_y])
     print(f"not-a-die crops: {len(back_x)}")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
+    return TrainingData(
+        np.concatenate([real_x, rend_x, back_x]),
+        np.concatenate([real_y, rend_y, back_y]),
+        len(real_x),
+        len(rend_x),
+        len(back_x),
+        tune_x,
+        tune_y,
+        tune_plain_x,
+        tune_plain_y,
+        val_x,
+        val_y,
+    )
 
-    model = build_model(size, args.channels, args.centre_contrast).to(args.device)
+
+def train_network(args: argparse.Namespace, data: TrainingData, seed: int, name: str = "") -> Any:
+    """One face network trained on ``data``, its weights and batches drawn from ``seed``."""
+    import torch
+    from tqdm import tqdm
+
+    model = build_model(args.crop_size, args.channels, args.centre_contrast).to(args.device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch_size = 256
-    steps = args.epochs * math.ceil(len(train_y) / batch_size)
+    steps = args.epochs * math.ceil(len(data.train_y) / batch_size)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
-    generator = torch.Generator().manual_seed(args.seed)
-    x_all, y_all = as_uint8_tensor(train_x), torch.from_numpy(train_y)
+    generator = torch.Generator().manual_seed(seed)
+    x_all, y_all = as_uint8_tensor(data.train_x), torch.from_numpy(data.train_y)
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
         model.train()
         order = torch.randperm(len(y_all), generator=generator)
         total = 0.0
-        with tqdm(range(0, len(order), batch_size), desc=f"epoch {epoch + 1}/{args.epochs}", unit="batch") as bar:
+        desc = f"{name}epoch {epoch + 1}/{args.epochs}"
+        with tqdm(range(0, len(order), batch_size), desc=desc, unit="batch") as bar:
             for start in bar:
                 idx = order[start : start + batch_size]
                 xb = augment(x_all[idx].float() / 255.0, generator, args.grey, args.soften)
@@ -506,12 +574,42 @@ def main(argv: list[str] | None = None) -> int:
                 schedule.step()
                 total += float(loss) * len(idx)
                 bar.set_postfix(loss=f"{float(loss):.3f}")
-        tune_acc, _ = accuracy(model, tune_x, tune_y, args.device)
-        print(f"epoch {epoch + 1}: loss {total / len(order):.4f}  tune accuracy (jittered) {tune_acc:.4f}", flush=True)
+        tune_acc, _ = accuracy(model, data.tune_x, data.tune_y, args.device)
+        print(f"{desc}: loss {total / len(order):.4f}  tune accuracy (jittered) {tune_acc:.4f}", flush=True)
+    return model
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = options().parse_args(argv)
+
+    import torch
+
+    if args.device != "cpu" and not (args.device.startswith("cuda") and torch.cuda.is_available()):
+        print(f"read_train: torch cannot train on {args.device!r} here (use cpu)", file=sys.stderr)
+        return 2
+
+    torch.set_num_threads(max(1, args.threads))
+    started = time.time()
+    rune55_fixes = read_corrections(args.rune55_dropped) if args.rune55_dropped else []
+    seeds = [args.seed + k for k in range(args.members)]
+    networks = []
+    for k, seed in enumerate(seeds):
+        # Each member is the network a one-member run with its seed would train, data and all: seeding torch
+        # here, before anything draws from it, keeps the first member the model of a plain run.
+        torch.manual_seed(seed)
+        name = f"member {k + 1}/{len(seeds)} (seed {seed}) " if len(seeds) > 1 else ""
+        member_data = training_data(args, seed, rune55_fixes)
+        networks.append(train_network(args, member_data, seed, name))
+        if k == 0:
+            data = member_data  # its counts go on the card; the model is measured on its tune and val crops
+        del member_data
+    model = build_ensemble(networks)
+    size = args.crop_size
+    tune_x, tune_y = data.tune_x, data.tune_y
 
     tune_acc, tune_probs = accuracy(model, tune_x, tune_y, args.device)
-    plain_acc, _ = accuracy(model, tune_plain_x, tune_plain_y, args.device)
-    val_acc, _ = accuracy(model, val_x, val_y, args.device)
+    plain_acc, _ = accuracy(model, data.tune_plain_x, data.tune_plain_y, args.device)
+    val_acc, _ = accuracy(model, data.val_x, data.val_y, args.device)
     confident = tune_probs.max(1) >= 0.9
     wrong_confident = int(((tune_probs.argmax(1) != tune_y) & confident).sum())
     print(f"tune accuracy: jittered {tune_acc:.4f}, plain {plain_acc:.4f}; val (plain crops) {val_acc:.4f}")
@@ -521,6 +619,9 @@ def main(argv: list[str] | None = None) -> int:
     onnx_path = args.out / "dice-face.onnx"
     export(model, onnx_path, size)
     _check_export(model, onnx_path, tune_x[:64])
+    prefix = ""
+    if args.members > 1:
+        prefix = f"each of {args.members} networks (seeds {seeds[0]}..{seeds[-1]}) on its own draw of "
     rune55_used = f"less the {len(rune55_fixes)} in {args.rune55_dropped.name}" if args.rune55_dropped else "all"
     card: dict[str, Any] = {
         "name": "dice-face",
@@ -546,14 +647,16 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "training": {
             "data": (
-                f"{len(real_x)} jittered crops of real dice (rune55 x4, {rune55_used}, "
+                f"{prefix}{data.real} jittered crops of real dice (rune55 x4, {rune55_used}, "
                 f"Byler train split x{args.byler_repeats}"
-                f"{' minus the tune fold' if args.hold_out_tune else ''}) and {len(rend_x)} crops of dice drawn by "
-                f"vision.render, and {len(back_x)} not-a-die crops of the same photos (label none); "
+                f"{' minus the tune fold' if args.hold_out_tune else ''}) and {data.rendered} crops of dice drawn by "
+                f"vision.render, and {data.not_a_die} not-a-die crops of the same photos (label none); "
                 "Byler val never seen"
             ),
             "command": "make train (python -m vision.read_train)",
             "seed": args.seed,
+            "members": args.members,
+            "member_seeds": seeds,
             "epochs": args.epochs,
             "faint_pips": args.faint_pips,
             "swirled": args.swirled,
@@ -574,8 +677,8 @@ def main(argv: list[str] | None = None) -> int:
             "tune_fold_accuracy_jittered_crops": round(tune_acc, 4),
             "tune_fold_accuracy_box_crops": round(plain_acc, 4),
             "byler_val_accuracy_box_crops": round(val_acc, 4),
-            "tune_fold_dice": len(tune_plain_y),
-            "byler_val_dice": len(val_y),
+            "tune_fold_dice": len(data.tune_plain_y),
+            "byler_val_dice": len(data.val_y),
         },
     }
     # Figures measured on the previous model (eval-dice, bench) do not describe this one: they are left out
