@@ -110,8 +110,8 @@ def test_an_ensemble_gives_the_mean_of_its_members_and_exports_to_the_same_maths
 
 
 def test_the_command_line_takes_a_count_of_members(capsys: pytest.CaptureFixture[str]) -> None:
-    assert options().parse_args([]).members == 1
-    assert options().parse_args(["--members", "2"]).members == 2
+    assert options().parse_args([]).members == 2, "the recipe averages two networks"
+    assert options().parse_args(["--members", "1"]).members == 1
     for bad in ("0", "9", "two", "-1", "1.5"):
         with pytest.raises(SystemExit):
             options().parse_args(["--members", bad])

@@ -25,7 +25,7 @@ from vision.faces import (
     count_pips_batch,
     decide,
     second_look,
-    square_symmetries,
+    square_turns,
 )
 from vision.modelcard import ModelCardError, check_model, load_model, read_card
 from vision.read_train import CHANNELS, options
@@ -146,17 +146,17 @@ def test_decide_marks_unsure_instead_of_guessing() -> None:
     assert decision.unsure and decision.value == 3 and decision.confidence == pytest.approx(0.6)
 
 
-def test_square_symmetries_are_the_8_distinct_turns_and_mirrors_of_each_crop() -> None:
+def test_square_turns_are_the_4_distinct_quarter_turns_of_each_crop() -> None:
     rng = np.random.default_rng(5)
     crops = rng.integers(0, 256, (3, 6, 6, 3), dtype=np.uint8)
-    views = square_symmetries(crops)
-    assert views.shape == (24, 6, 6, 3)
+    views = square_turns(crops)
+    assert views.shape == (12, 6, 6, 3)
     assert np.array_equal(views[:3], crops)  # view 0 is the crop as it is
     for i in range(3):
-        mine = [views[k * 3 + i] for k in range(8)]
-        assert len({v.tobytes() for v in mine}) == 8  # all different: a random crop has no symmetry
-        # Every view is a turn of the crop or of its mirror, and turning a view gives another view.
-        group = {np.rot90(c, k).tobytes() for c in (crops[i], crops[i][:, ::-1]) for k in range(4)}
+        mine = [views[k * 3 + i] for k in range(4)]
+        assert len({v.tobytes() for v in mine}) == 4  # all different: a random crop has no symmetry
+        # Every view is a turn of the crop, and turning a view gives another view.
+        group = {np.rot90(crops[i], k).tobytes() for k in range(4)}
         assert {v.tobytes() for v in mine} == group
         assert all(np.rot90(v).tobytes() in group for v in mine)
 
@@ -175,11 +175,11 @@ class _PixelModel:
 
 
 def test_no_die_is_marked_unsure_for_low_confidence_before_its_second_look() -> None:
-    # A die below the floor would be asked about on one read that its other 7 views might have made sure.
+    # A die below the floor would be asked about on one read that its other 3 turns might have made sure.
     assert SECOND_LOOK_BELOW >= CONFIDENCE_FLOOR
 
 
-def test_second_look_rereads_only_doubtful_dice_and_averages_the_8_views() -> None:
+def test_second_look_rereads_only_doubtful_dice_and_averages_the_4_turns() -> None:
     crops = np.zeros((4, 4, 4, 3), np.uint8)
     crops[:, 0, 0, 0] = 2  # the top-left corner says 3; the other corners say 1
     model = _PixelModel()
@@ -187,11 +187,11 @@ def test_second_look_rereads_only_doubtful_dice_and_averages_the_8_views() -> No
     doubtful = [0.0, 0.0, SECOND_LOOK_BELOW - 0.01, 0.11, 0.0, 0.0]
     probabilities = np.array([sure, doubtful, sure, sure], np.float32)
     out = second_look(model, crops, probabilities, [3, None, None, 5])  # die 3: pips say 5, model says 3
-    assert model.calls == [2 * 7]  # one call, the 7 other views of the 2 doubtful dice
+    assert model.calls == [2 * 3]  # one call, the 3 other turns of the 2 doubtful dice
     assert np.array_equal(out[[0, 2]], probabilities[[0, 2]])  # sure dice are left alone
-    # The corner is at (0, 0) in 2 of the 8 views (as it is, and mirrored then turned back): face 3 there.
-    assert out[1] == pytest.approx((np.array(doubtful) + np.array([6, 0, 1, 0, 0, 0])) / 8)
-    assert out[3] == pytest.approx((np.array(sure) + np.array([6, 0, 1, 0, 0, 0])) / 8)
+    # The corner is at (0, 0) in 1 of the 4 views (as it is): the 3 turned views read face 1.
+    assert out[1] == pytest.approx((np.array(doubtful) + np.array([3, 0, 0, 0, 0, 0])) / 4)
+    assert out[3] == pytest.approx((np.array(sure) + np.array([3, 0, 0, 0, 0, 0])) / 4)
     model.calls.clear()
     calm = probabilities[[0, 2]]
     assert np.array_equal(second_look(model, crops[:2], calm, [None, 3]), calm)
@@ -200,7 +200,7 @@ def test_second_look_rereads_only_doubtful_dice_and_averages_the_8_views() -> No
 
 def test_second_look_does_not_depend_on_how_the_crop_is_turned(model: FaceModel, rendered: tuple) -> None:
     small = np.stack(rendered[0][:40])
-    turned = np.ascontiguousarray(np.rot90(small[:, :, ::-1], 1, axes=(1, 2)))
+    turned = np.ascontiguousarray(np.rot90(small, 1, axes=(1, 2)))  # the die a quarter turn further round
     results = []
     for crops in (small, turned):
         probs = model.probabilities(crops)

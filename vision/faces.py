@@ -7,8 +7,8 @@ looks for round blobs that differ from the die's body colour on a larger crop of
 (``None``) when what it sees is not a clean set of 1 to 6 pips. A die is *unsure* when the model's confidence
 is below :data:`CONFIDENCE_FLOOR`, when the pip count disagrees with the model, or when the die is cocked.
 A die the model is not quite sure of (top probability below :data:`SECOND_LOOK_BELOW`) or whose pip count
-disagrees gets a *second look* (:func:`second_look`): the model reads its crop in all 8 symmetries of the
-square (they keep a face's value; the model was trained with them) and the average is what :func:`decide` sees.
+disagrees gets a *second look* (:func:`second_look`): the model reads its crop in its 4 quarter turns (they keep a
+face's value; the model was trained with them) and the average is what :func:`decide` sees.
 """
 
 from __future__ import annotations
@@ -35,12 +35,14 @@ NOT_A_DIE_FLOOR = 0.90
 #: A top face this much longer than wide means the die leans steeply (tipped by 50 degrees: 1.56x). Milder
 #: leans (15..35 degrees: 1.04..1.22x) are within what flat dice measure, so they are not flagged by this.
 COCKED_ELONGATION = 1.6
-#: Below this top probability (or when the pip count disagrees) a die is read again in the other 7 symmetries
-#: of the square and the mean of all 8 kept. Chosen on the Byler train split and on held-out rendered dice (never
-#: on val): a second look at these dice only (6% of train dice, 5% of rendered ones) fixes the same errors as
-#: reading every die 8 times (train 7 -> 4 wrong of 806, rendered 20 -> 18 of 1207), where a floor of 0.99
-#: looks at 2.5x as many dice for nothing more; the 4 turns without mirrors fix fewer (5 and 20). It follows the
-#: confidence floor, so that no die is marked unsure without its second look.
+#: Below this top probability (or when the pip count disagrees) a die is read again in its other 3 quarter turns
+#: and the mean of all 4 kept. Chosen on the Byler train split and on held-out rendered dice (never on val): a
+#: second look at these dice only (6% of train dice, 5% of rendered ones) fixes the same errors as reading every
+#: die several times, where a floor of 0.99 looks at 2.5x as many dice for nothing more. With one network the 8
+#: turns and mirrors fixed a little more than the 4 turns (train 4 and 5 wrong of 806, rendered 18 and 20 of
+#: 1207); with the two averaged networks of the seventh round the 4 turns do as well as the 8 on the tune fold
+#: (8 held-out pairs: 43 against 44 labelled dice wrong, 22 and 22 finds, 4 and 4 wrong and sure) for half the
+#: reads. It follows the confidence floor, so that no die is marked unsure without its second look.
 SECOND_LOOK_BELOW = CONFIDENCE_FLOOR
 #: The pip counter reads a larger crop than the model (pips are 4 to 7 px on the smallest dice).
 PIP_CROP_SIZE = 48
@@ -87,13 +89,11 @@ class FaceModel:
         return p[:, self.face_columns], not_die
 
 
-def square_symmetries(crops: np.ndarray) -> np.ndarray:
-    """(8 * N, S, S, 3): the crops (N, S, S, 3) turned by 0, 90, 180, 270 degrees, then mirrored and turned
-    the same way; view ``k`` of crop ``i`` is row ``k * N + i``. A face's value is the same in every one."""
-    turns = [np.rot90(crops, k, axes=(1, 2)) for k in range(4)]
-    mirrored = crops[:, :, ::-1]
-    turns += [np.rot90(mirrored, k, axes=(1, 2)) for k in range(4)]
-    return np.ascontiguousarray(np.concatenate(turns))
+def square_turns(crops: np.ndarray) -> np.ndarray:
+    """(4 * N, S, S, 3): the crops (N, S, S, 3) turned by 0, 90, 180 and 270 degrees; view ``k`` of crop ``i``
+    is row ``k * N + i``. A face's value is the same in every one, and a die turned on the table by a quarter
+    turn gives the same four views in another order."""
+    return np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(4)]))
 
 
 def second_look(
@@ -103,19 +103,19 @@ def second_look(
     pip_counts: list[int | None],
     below: float = SECOND_LOOK_BELOW,
 ) -> np.ndarray:
-    """The face probabilities (N, 6) with each doubtful die's row replaced by the mean over the 8 symmetries
+    """The face probabilities (N, 6) with each doubtful die's row replaced by the mean over the 4 quarter turns
     of its crop (the first view, the crop as it is, is the row already given). Doubtful: top probability below
     ``below`` (:data:`SECOND_LOOK_BELOW`), or a pip count that is not the model's top face. Only those dice are
-    read again (one batched call of 7 views each), so a clear photo costs nothing more."""
+    read again (one batched call of 3 views each), so a clear photo costs nothing more."""
     top = probabilities.argmax(axis=1)
     disagree = np.array([c is not None and c != model.values[t] for c, t in zip(pip_counts, top, strict=True)], bool)
     doubtful = np.nonzero((probabilities.max(axis=1) < below) | disagree)[0]
     if len(doubtful) == 0:
         return probabilities
     n = len(doubtful)
-    others = model.probabilities(square_symmetries(crops[doubtful])[n:]).reshape(7, n, -1)
+    others = model.probabilities(square_turns(crops[doubtful])[n:]).reshape(3, n, -1)
     out = probabilities.copy()
-    out[doubtful] = (probabilities[doubtful] + others.sum(axis=0)) / 8
+    out[doubtful] = (probabilities[doubtful] + others.sum(axis=0)) / 4
     return out
 
 
