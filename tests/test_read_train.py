@@ -88,14 +88,14 @@ def test_the_network_exports_to_the_same_maths(
 def test_an_ensemble_gives_the_mean_of_its_members_and_exports_to_the_same_maths(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
-    from vision.read_train import _check_export, build_ensemble, build_model, export
+    from vision.read_train import _check_export, build_ensemble, build_model, export, to_tensor
 
     torch.manual_seed(0)
     networks = [build_model(32).eval() for _ in range(3)]
     assert build_ensemble(networks[:1]) is networks[0], "one member is the network itself"
     ensemble = build_ensemble(networks).eval()
     crops = np.random.default_rng(4).integers(0, 256, (6, 32, 32, 3), dtype=np.uint8)
-    x = torch.from_numpy(crops.transpose(0, 3, 1, 2).copy()).float() / 255.0
+    x = to_tensor(crops)
     with torch.no_grad():
         mean = torch.stack([torch.softmax(n(x), dim=1) for n in networks]).mean(dim=0)
         got = torch.softmax(ensemble(x), dim=1)  # the reader's softmax of the ensemble's logits
@@ -227,9 +227,7 @@ def _tiny_shared(root: Path) -> Path:
 
 def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="the train extra (torch) is not installed")
-    import onnxruntime as ort
-
-    from vision.faces import crops_to_input, softmax
+    from vision.faces import FaceModel
     from vision.read_train import main
 
     shared = _tiny_shared(tmp_path / "shared")
@@ -241,8 +239,9 @@ def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp
     crops = np.random.default_rng(6).integers(0, 256, (8, 32, 32, 3), dtype=np.uint8)
 
     def probabilities(out: str) -> np.ndarray:
-        session = ort.InferenceSession(str(tmp_path / out / "dice-face.onnx"), providers=["CPUExecutionProvider"])
-        return softmax(session.run(None, {"input": crops_to_input(crops)})[0])
+        """The faces' and 'not a die' probabilities, as the device's reader gets them (card checked)."""
+        faces, not_die = FaceModel(models_dir=tmp_path / out).read(crops)
+        return np.column_stack([faces, not_die])
 
     one, other, pair = probabilities("s0"), probabilities("s1"), probabilities("pair")
     assert np.allclose(pair, (one + other) / 2, atol=1e-5), "each member is the one-network run of its seed"
@@ -250,6 +249,7 @@ def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp
     card = json.loads((tmp_path / "pair" / "dice-face.card.json").read_text())
     assert card["training"]["members"] == 2 and card["training"]["member_seeds"] == [0, 1]
     assert card["training"]["data"].startswith("each of 2 networks (seeds 0..1)")
+    assert card["output"]["meaning"].startswith("the log of the 2 networks' mean p")
 
 
 def test_dropped_rune55_dice_are_left_out_of_the_face_crops(tmp_path: Path) -> None:

@@ -640,7 +640,11 @@ def main(argv: list[str] | None = None) -> int:
         "output": {
             "name": "logits",
             "shape": [-1, 7],
-            "meaning": "one logit per face and one for 'not a die'; softmax gives p",
+            "meaning": (
+                "one logit per face and one for 'not a die'; softmax gives p"
+                if args.members == 1
+                else f"the log of the {args.members} networks' mean p per face and for 'not a die'; softmax gives it"
+            ),
         },
         "labels": ["1", "2", "3", "4", "5", "6", "none"],
         "crop_rule": (
