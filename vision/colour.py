@@ -2,12 +2,14 @@
 
 A palette maps colour names to reference CIELAB values (L 0..100, a and b about -128..127). The built-in
 palettes are the games' (:data:`engine.dice.PALETTES`: Pyradice white, gray, maroon, orange; Pyramido;
-Dice Treasure) plus ``dice``, a general palette of common die colours, all with nominal references. The
-light at a real table differs, so a palette can be calibrated: photograph one die of each colour of the
-palette, and :func:`calibrate` measures each and pairs dice with names by the closest overall match to
-the nominal references (so the dice may lie in any order). A calibration is a small JSON file.
+Dice Treasure) plus ``dice``, a general palette of common die colours. Their references are nominal sRGB
+colours as a camera over a table sees them (:data:`CAMERA_MATRIX`, fitted on labelled real photos by
+:mod:`vision.colour_fit`): darker than the ideal colours, which named half of the real dice wrong. The light at
+a real table differs, so a palette can be calibrated: photograph one die of each colour of the palette, and
+:func:`calibrate` measures each and pairs dice with names by the closest overall match to the built-in
+references (so the dice may lie in any order). A calibration is a small JSON file.
 
-A die's colour is the median CIELAB of its top face without its pips (the pip mask comes from the pip
+A die's colour is the mean CIELAB of its top face without its pips (the pip mask comes from the pip
 counter) and without specular highlights. The reported name is the nearest reference; lightness counts
 half as much as hue in the distance, since lighting changes lightness most. A colour the palette does not
 know is still reported: its nearest name, the measured value and the distance, never dropped.
@@ -44,6 +46,16 @@ NOMINAL_RGB: dict[str, tuple[int, int, int]] = {
     "blue": (30, 70, 170),
     "purple": (100, 40, 120),
 }
+#: How the camera sees those nominal colours: a 3x3 matrix on linear RGB (rows: the camera's R, G, B; columns:
+#: the nominal colour's), fitted by least squares on the labelled dice of the Byler train photos
+#: (``python -m vision.colour_fit``, which also checks that these numbers are its fit). Mostly a gain of about
+#: 0.45: a die's top face, lit from above and exposed for a light table, is less than half as bright as the
+#: ideal colour, so the ideal references named half of the real dice wrong (white read as gray, red as maroon).
+CAMERA_MATRIX: tuple[tuple[float, float, float], ...] = (
+    (0.438, 0.016, 0.112),
+    (0.010, 0.499, 0.038),
+    (-0.004, 0.092, 0.449),
+)
 #: The general palette for dice of any colour (used when no game palette is given).
 DICE_PALETTE: tuple[str, ...] = (
     "white", "ivory", "gray", "black", "red", "maroon", "orange", "yellow", "gold", "green", "blue", "purple",
@@ -63,6 +75,32 @@ def bgr_to_lab(bgr: Sequence[float]) -> Lab:
     return (lab[0] * 100.0 / 255.0, lab[1] - 128.0, lab[2] - 128.0)
 
 
+def linear_rgb(lab: Sequence[float]) -> np.ndarray:
+    """Linear-light R, G, B (0..1, unclipped) of a CIELAB colour."""
+    pixel = np.array([[lab]], np.float32)
+    srgb = cv2.cvtColor(pixel, cv2.COLOR_LAB2RGB)[0, 0].astype(np.float64)
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((np.maximum(srgb, 0) + 0.055) / 1.055) ** 2.4)
+
+
+def lab_of_linear(rgb: Sequence[float]) -> Lab:
+    """CIELAB of a linear-light R, G, B colour (clipped to 0..1)."""
+    lin = np.clip(np.asarray(rgb, np.float64), 0.0, 1.0)
+    srgb = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
+    lab = cv2.cvtColor(srgb.astype(np.float32)[None, None], cv2.COLOR_RGB2LAB)[0, 0]
+    return (float(lab[0]), float(lab[1]), float(lab[2]))
+
+
+def linear_of_srgb(rgb: Sequence[float]) -> np.ndarray:
+    """Linear-light R, G, B (0..1) of an 8-bit sRGB colour (R, G, B)."""
+    srgb = np.asarray(rgb, np.float64) / 255.0
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+
+
+def as_seen(rgb: Sequence[int], matrix: Sequence[Sequence[float]] | np.ndarray = CAMERA_MATRIX) -> Lab:
+    """CIELAB of the nominal sRGB colour ``rgb`` (R, G, B) as the camera model ``matrix`` sees it."""
+    return lab_of_linear(np.asarray(matrix, np.float64) @ linear_of_srgb(rgb))
+
+
 def distance(a: Sequence[float], b: Sequence[float]) -> float:
     """Colour distance with lightness weighted by :data:`LIGHTNESS_WEIGHT` (CIE76 otherwise)."""
     return math.sqrt(((a[0] - b[0]) * LIGHTNESS_WEIGHT) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
@@ -70,7 +108,7 @@ def distance(a: Sequence[float], b: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class Palette:
-    """Named reference colours in CIELAB. ``calibrated`` says they were measured, not nominal."""
+    """Named reference colours in CIELAB. ``calibrated`` says they were measured, not built in."""
 
     name: str
     colours: tuple[tuple[str, Lab], ...]
@@ -97,12 +135,12 @@ class Palette:
 
 
 def nominal_palette(name: str) -> Palette:
-    """A built-in palette (``dice`` or a game's) with nominal references."""
+    """A built-in palette (``dice`` or a game's): its nominal colours as the camera model sees them."""
     names = DICE_PALETTE if name == "dice" else PALETTES.get(name)
     if names is None:
         known = ", ".join(["dice", *PALETTES])
         raise PaletteError(f"palette {name!r} is unknown (known: {known}; or give a calibration file)")
-    return Palette(name, tuple((n, bgr_to_lab(NOMINAL_RGB[n][::-1])) for n in names))
+    return Palette(name, tuple((n, as_seen(NOMINAL_RGB[n])) for n in names))
 
 
 def load_palette(spec: str) -> Palette:
@@ -176,7 +214,7 @@ class CalibrationResult:
 def calibrate(measured: Sequence[tuple[tuple[float, float], Lab]], base: Palette) -> CalibrationResult:
     """Pair the dice measured on a calibration photo with ``base``'s names (one die per colour).
 
-    The pairing minimises the summed distance to the nominal references over every assignment, so the
+    The pairing minimises the summed distance to the built-in references over every assignment, so the
     dice may lie in any order; a photo with a different number of dice than colours is refused.
     """
     names = base.names
