@@ -149,3 +149,30 @@ def test_bad_calibration_files_are_refused(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"palette": "x", "colours": {"red": [1, 2]}}))
     with pytest.raises(PaletteError, match="not a palette"):
         load_palette(str(bad))
+
+
+def test_the_general_palette_names_rendered_dice_of_every_colour_on_any_table() -> None:
+    """The camera model (fitted on real photos) must not spoil the rendered dice, lit as the renderer lights them."""
+    reader = DiceRecognizer(detector=FixedDetector(), palette="dice")
+    rng = np.random.default_rng(0)
+    wrong = []
+    for _ in range(12):
+        names = [str(n) for n in rng.permutation(list(DIE_COLOURS))[:5]]
+        specs = [
+            DieSpec(
+                value=int(rng.integers(1, 7)),
+                body=DIE_COLOURS[name],
+                pips=PIP_COLOURS["black" if name in ("white", "ivory", "yellow", "orange") else "white"],
+                centre=(60.0 + 110 * i, 80.0),
+                side=float(rng.uniform(30, 56)),
+                angle=float(rng.uniform(0, 90)),
+                colour_name=name,
+            )
+            for i, name in enumerate(names)
+        ]
+        surface = (int(rng.integers(60, 230)), int(rng.integers(60, 230)), int(rng.integers(60, 230)))
+        style = SceneStyle(surface=surface, camera_height=40, blur=0.5, noise=2.0, jpeg_quality=85)
+        image, truth = render_scene(rng, (600, 160), dice=specs, style=style)
+        readings = reader.read_candidates(image, [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth])
+        wrong += [(d.colour_name, r.colour) for d, r in zip(truth, readings, strict=True) if r.colour != d.colour_name]
+    assert wrong == []
