@@ -20,7 +20,6 @@ The val split's labels measure only; nothing is fitted or chosen on them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ from vision.colour import (
 )
 from vision.evaluate import match, truth_candidates
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
-from vision.splits import byler_records, split_of
+from vision.splits import byler_records, json_lines, split_of
 
 #: The colour labels of Byler photos (all 33 val photos, 34 of the train photos).
 BYLER_COLOURS = Path(__file__).resolve().parent / "labels" / "byler-colours.jsonl"
@@ -64,30 +63,22 @@ class LabelledDie:
 def read_colour_labels(path: Path = BYLER_COLOURS) -> list[dict[str, Any]]:
     """The labels in ``path``, each checked (ValueError naming the line otherwise)."""
     labels = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                label = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
-            colours = label.get("colours") if isinstance(label, dict) else None
-            box = label.get("box") if isinstance(label, dict) else None
-            if not (
-                isinstance(label, dict)
-                and isinstance(label.get("image"), str)
-                and isinstance(box, list)
-                and len(box) == 4
-                and isinstance(colours, list)
-                and colours
-            ):
-                raise ValueError(f"{where}: a label needs 'image', 'box' [x0, y0, x1, y1] and 'colours' (a list)")
-            unknown = [c for c in colours if c not in DICE_PALETTE]
-            if unknown:
-                raise ValueError(f"{where}: {', '.join(map(repr, unknown))} is not a colour of the dice palette")
-            labels.append(label)
+    for where, label in json_lines(path):
+        colours = label.get("colours") if isinstance(label, dict) else None
+        box = label.get("box") if isinstance(label, dict) else None
+        if not (
+            isinstance(label, dict)
+            and isinstance(label.get("image"), str)
+            and isinstance(box, list)
+            and len(box) == 4
+            and isinstance(colours, list)
+            and colours
+        ):
+            raise ValueError(f"{where}: a label needs 'image', 'box' [x0, y0, x1, y1] and 'colours' (a list)")
+        unknown = [c for c in colours if c not in DICE_PALETTE]
+        if unknown:
+            raise ValueError(f"{where}: {', '.join(map(repr, unknown))} is not a colour of the dice palette")
+        labels.append(label)
     return labels
 
 

@@ -34,19 +34,24 @@ def split_of(image: str) -> Split:
     return "val" if h < VAL_FRACTION * 2**64 else "train"
 
 
-def read_manifest(path: Path) -> Iterator[dict[str, Any]]:
-    """The manifest's records, with ``path`` resolved to the image file."""
-    base = path.parent
+def json_lines(path: Path) -> Iterator[tuple[str, Any]]:
+    """Each non-blank line of a JSON-lines file, parsed, with where it is (``path:line``, for messages)."""
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                yield f"{path}:{lineno}", json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            record["path"] = str(base / record["image"])
-            yield record
+
+
+def read_manifest(path: Path) -> Iterator[dict[str, Any]]:
+    """The manifest's records, with ``path`` resolved to the image file."""
+    base = path.parent
+    for _, record in json_lines(path):
+        record["path"] = str(base / record["image"])
+        yield record
 
 
 def manifest_path(shared: Path, photo_set: Literal["byler", "rune55"]) -> Path:
@@ -70,27 +75,19 @@ RUNE55_DROPPED = Path(__file__).resolve().parent / "labels" / "rune55-dropped.js
 def read_corrections(path: Path) -> list[dict[str, Any]]:
     """The corrections in ``path``, each checked for its fields (ValueError naming the line otherwise)."""
     corrections = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                fix = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(fix, dict) or not isinstance(fix.get("image"), str) or not fix.get("why"):
-                raise ValueError(f"{where}: a correction needs 'image', 'box', 'value', 'fix' and 'why'")
-            if (fix.get("box") is None) != (fix.get("value") is None):
-                raise ValueError(f"{where}: 'box' and 'value' are both the manifest's, or both null (a die it lacks)")
-            new = fix.get("fix")
-            if new is not None and not (
-                isinstance(new, dict) and _is_box(new.get("box")) and new.get("value") in (1, 2, 3, 4, 5, 6)
-            ):
-                raise ValueError(f"{where}: 'fix' is null (drop the die) or {{'box': [x0, y0, x1, y1], 'value': 1..6}}")
-            if fix.get("box") is None and new is None:
-                raise ValueError(f"{where}: a correction with no die and no fix changes nothing")
-            corrections.append(fix)
+    for where, fix in json_lines(path):
+        if not isinstance(fix, dict) or not isinstance(fix.get("image"), str) or not fix.get("why"):
+            raise ValueError(f"{where}: a correction needs 'image', 'box', 'value', 'fix' and 'why'")
+        if (fix.get("box") is None) != (fix.get("value") is None):
+            raise ValueError(f"{where}: 'box' and 'value' are both the manifest's, or both null (a die it lacks)")
+        new = fix.get("fix")
+        if new is not None and not (
+            isinstance(new, dict) and _is_box(new.get("box")) and new.get("value") in (1, 2, 3, 4, 5, 6)
+        ):
+            raise ValueError(f"{where}: 'fix' is null (drop the die) or {{'box': [x0, y0, x1, y1], 'value': 1..6}}")
+        if fix.get("box") is None and new is None:
+            raise ValueError(f"{where}: a correction with no die and no fix changes nothing")
+        corrections.append(fix)
     return corrections
 
 
