@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.crop import crop_die
 from vision.read_train import (
     CHANNELS,
     NOT_A_DIE,
@@ -30,6 +31,7 @@ from vision.splits import (
     read_manifest,
     split_of,
 )
+from vision.types import DieCandidate
 
 
 @pytest.mark.parametrize("size", sorted(CHANNELS))
@@ -66,9 +68,7 @@ def test_the_tune_fold_is_part_of_the_train_split_only() -> None:
     ("size", "channels", "centre"),
     [(32, None, False), (48, None, False), (32, (8, 16, 16, 24), False), (32, None, True)],
 )
-def test_the_network_exports_to_the_same_maths(
-    tmp_path: Path, size: int, channels: tuple | None, centre: bool
-) -> None:
+def test_the_network_exports_to_the_same_maths(tmp_path: Path, size: int, channels: tuple | None, centre: bool) -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
     from vision.read_train import _check_export, build_model, export
@@ -235,7 +235,8 @@ def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's exporter warns about its own deprecations
         for seed, members, out in ((0, 1, "s0"), (1, 1, "s1"), (0, 2, "pair")):
-            assert main([*quick, "--seed", str(seed), "--members", str(members), "--out", str(tmp_path / out)]) == 0
+            run = [*quick, "--seed", str(seed), "--members", str(members), "--out", str(tmp_path / out), "--float32"]
+            assert main(run) == 0
     crops = np.random.default_rng(6).integers(0, 256, (8, 32, 32, 3), dtype=np.uint8)
 
     def probabilities(out: str) -> np.ndarray:
@@ -250,6 +251,34 @@ def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp
     assert card["training"]["members"] == 2 and card["training"]["member_seeds"] == [0, 1]
     assert card["training"]["data"].startswith("each of 2 networks (seeds 0..1)")
     assert card["output"]["meaning"].startswith("the log of the 2 networks' mean p")
+    assert card["quantisation"] is None
+
+
+def test_the_trainer_writes_the_graph_in_8_bits_reading_as_the_float_one(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the train extra (torch) is not installed")
+    import onnx
+
+    from vision.faces import FaceModel
+    from vision.read_train import main
+
+    shared = _tiny_shared(tmp_path / "shared")
+    quick = ["--shared", str(shared), "--epochs", "1", "--rendered", "48", "--threads", "1", "--hold-out-tune"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([*quick, "--out", str(tmp_path / "float"), "--float32"]) == 0
+        assert main([*quick, "--out", str(tmp_path / "int8")]) == 0
+    card = json.loads((tmp_path / "int8" / "dice-face.card.json").read_text())
+    assert card["quantisation"]["weights"].startswith("int8") and card["quantisation"]["calibration_crops"] == 3
+    ops = {node.op_type for node in onnx.load(str(tmp_path / "int8" / "dice-face.onnx")).graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear", "Conv"} <= ops
+    sizes = {out: (tmp_path / out / "dice-face.onnx").stat().st_size for out in ("float", "int8")}
+    assert sizes["int8"] < sizes["float"] / 2
+    image, truth = render_scene(np.random.default_rng(8), size=(320, 320), n_dice=(8, 8), side_range=(34, 40))
+    crops = np.stack([crop_die(image, DieCandidate(d.centre, d.side, d.angle, 1.0), 32) for d in truth])
+    (f_faces, f_none), (q_faces, q_none) = (
+        FaceModel(models_dir=tmp_path / out).read(crops) for out in ("float", "int8")
+    )
+    assert np.abs(np.column_stack([f_faces, f_none]) - np.column_stack([q_faces, q_none])).max() < 0.15
 
 
 def test_dropped_rune55_dice_are_left_out_of_the_face_crops(tmp_path: Path) -> None:
