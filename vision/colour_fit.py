@@ -97,15 +97,16 @@ def measure_labelled(shared: Path, labels: list[dict[str, Any]], reader: DiceRec
         image = load_image(record["path"])
         reader.detector = FixedDetector(truth_candidates(record, image))
         readings = reader.read(image)
-        boxes = [tuple(float(v) for v in d["box"]) for d in record["dice"]]
-        read_of = {ti: readings[ri] for ti, ri in match(readings, boxes)}  # type: ignore[arg-type]
+        boxes = [
+            (float(d["box"][0]), float(d["box"][1]), float(d["box"][2]), float(d["box"][3])) for d in record["dice"]
+        ]
+        read_of = {ti: readings[ri] for ti, ri in match(readings, boxes)}
         for label in image_labels:
             index = next((i for i, b in enumerate(boxes) if np.allclose(b, label["box"], atol=0.5)), None)
             if index is None:
                 raise ValueError(f"colour label for {image_name}: no die at {label['box']} in the manifest")
             if index in read_of:  # the face model may call a die "not a die"; then there is no colour either
-                box = (boxes[index][0], boxes[index][1], boxes[index][2], boxes[index][3])
-                dice.append(LabelledDie(image_name, box, tuple(label["colours"]), read_of[index].lab))
+                dice.append(LabelledDie(image_name, boxes[index], tuple(label["colours"]), read_of[index].lab))
     return dice
 
 
@@ -115,7 +116,8 @@ def colour_medians(dice: list[LabelledDie]) -> dict[str, Lab]:
     for die in dice:
         if len(die.colours) == 1:
             by_name[die.colours[0]].append(die.lab)
-    return {name: tuple(float(v) for v in np.median(labs, axis=0)) for name, labs in by_name.items()}  # type: ignore[misc]
+    medians = {name: np.median(labs, axis=0) for name, labs in by_name.items()}
+    return {name: (float(m[0]), float(m[1]), float(m[2])) for name, m in medians.items()}
 
 
 def fit_camera(medians: dict[str, Lab]) -> np.ndarray:
@@ -131,6 +133,7 @@ def fit_camera(medians: dict[str, Lab]) -> np.ndarray:
 
 
 def camera_palette(matrix: np.ndarray, names: tuple[str, ...] = DICE_PALETTE) -> Palette:
+    """The nominal colours of ``names`` as the camera model ``matrix`` sees them."""
     return Palette("dice", tuple((n, as_seen(NOMINAL_RGB[n], matrix)) for n in names))
 
 
@@ -180,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     print("camera matrix fitted on the train split's labelled dice (linear RGB, rows R G B of the camera):")
     for row in matrix:
         print("    (" + ", ".join(f"{v:.3f}" for v in row) + "),")
-    nominal = Palette("dice", tuple((n, as_seen(NOMINAL_RGB[n], np.eye(3))) for n in DICE_PALETTE))
+    nominal = camera_palette(np.eye(3))  # the ideal colours, as the palettes were until the eighth round
     print("\n| dice named right (`dice` palette, 12 colours) | train split (fitted on) | val split |")
     print("|---|---|---|")
     rows = [
