@@ -9,7 +9,8 @@ labelled box, the reader's crop, pip mask and highlight rule), and
   squares, one row per colour, so a colour with many dice does not outweigh the others);
 * prints how often the ``dice`` palette names a die right, on the train and the val split: with the nominal
   colours as they are, with the fitted camera model, and calibrated from one die of each colour (the
-  calibration of ``companion recognize --calibrate``, drawn many times from the other split's dice).
+  calibration of ``companion recognize --calibrate``, drawn many times from the other split's dice); and each
+  game's palette, ideal colours against the camera model, on the dice whose best name is in it.
 
 ``--check`` exits 1 when the committed matrix is not the fit (so a change to the measure or the labels is
 noticed). A label lists the names a person reading the crop accepts, best first: a swirled or translucent
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.dice import PALETTES
 from vision.colour import (
     CAMERA_MATRIX,
     DICE_PALETTE,
@@ -204,6 +206,15 @@ def main(argv: list[str] | None = None) -> int:
         f"| calibrated from one die of each of {len(names)} colours of the other split ({', '.join(names)}; "
         f"{CALIBRATION_DRAWS} draws) | " + " | ".join(cells) + " |"
     )
+    print("\n| a game's palette, on the dice whose best name is in it | train split | val split |")
+    print("|---|---|---|")
+    for game, game_colours in PALETTES.items():
+        ideal, seen = camera_palette(np.eye(3), game_colours), camera_palette(np.asarray(CAMERA_MATRIX), game_colours)
+        cells = []
+        for d in split.values():
+            own = [die for die in d if die.colours[0] in game_colours]
+            cells.append(f"{named_right(ideal, own)} -> {named_right(seen, own)} of {len(own)}")
+        print(f"| {game} ({', '.join(game_colours)}): ideal colours -> camera model | " + " | ".join(cells) + " |")
     if args.check and not np.allclose(matrix, np.asarray(CAMERA_MATRIX), atol=CHECK_TOLERANCE):
         print("CAMERA_MATRIX in vision/colour.py is not the fit above: copy the fit there", file=sys.stderr)
         return 1
