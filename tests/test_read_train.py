@@ -183,6 +183,29 @@ def test_augment_keeps_colour_unless_asked_and_softens_when_asked() -> None:
     assert soft.shape == batch.shape and float(soft.min()) >= 0 and float(soft.max()) <= 1
 
 
+def test_the_trainer_says_what_it_cannot_import_before_any_work(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+    import types
+
+    from vision.read_train import main
+
+    for name in ("torch", "tqdm", "onnx"):  # the train extra, present or not here: only the quantiser is missing
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # as if ml_dtypes were missing
+    assert main(["--shared", "/nonexistent"]) == 2
+    err = capsys.readouterr().err
+    assert "onnxruntime.quantization cannot be imported" in err and "pip install -e '.[train]'" in err
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert main(["--float32"]) == 2
+    assert "torch cannot be imported" in capsys.readouterr().err
+    from vision.train import main as train_all
+
+    assert train_all([]) == 2  # make train says it too, before the detector's trainer starts
+    assert "train: torch cannot be imported" in capsys.readouterr().err
+
+
 def test_the_trainer_refuses_a_device_torch_cannot_use(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     from vision.read_train import main

@@ -676,8 +676,26 @@ def train_network(args: argparse.Namespace, data: TrainingData, seed: int, name:
     return model
 
 
+def missing_modules(float32: bool) -> str | None:
+    """What the run cannot import, said before any work: the train extra's torch, tqdm and onnx, and unless the
+    float graph is asked for, ONNX Runtime's quantiser (which needs ml_dtypes); None when all load."""
+    import importlib
+
+    wanted = ["torch", "tqdm", "onnx"] + ([] if float32 else ["onnxruntime.quantization"])
+    for name in wanted:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            return f"{name} cannot be imported ({exc})"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = options().parse_args(argv)
+    missing = missing_modules(args.float32)
+    if missing:
+        print(f"read_train: {missing}; install the train extra (pip install -e '.[train]')", file=sys.stderr)
+        return 2
 
     import torch
 

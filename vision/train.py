@@ -12,6 +12,12 @@ TRAINERS: tuple[str, ...] = ("vision.detect_train", "vision.read_train")
 
 
 def main(argv: list[str] | None = None) -> int:
+    from vision.read_train import missing_modules
+
+    missing = missing_modules(float32=False)
+    if missing:  # said now, not as a traceback from the first trainer's imports
+        print(f"train: {missing}; install the train extra (pip install -e '.[train]')", file=sys.stderr)
+        return 2
     for name in TRAINERS:
         module = importlib.import_module(name)
         status = int(module.main(argv or []) or 0)
