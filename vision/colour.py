@@ -75,11 +75,15 @@ def bgr_to_lab(bgr: Sequence[float]) -> Lab:
     return (lab[0] * 100.0 / 255.0, lab[1] - 128.0, lab[2] - 128.0)
 
 
+def _linear(srgb: np.ndarray) -> np.ndarray:
+    """The sRGB transfer curve undone: gamma-encoded 0..1 values to linear light."""
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((np.maximum(srgb, 0) + 0.055) / 1.055) ** 2.4)
+
+
 def linear_rgb(lab: Sequence[float]) -> np.ndarray:
     """Linear-light R, G, B (0..1, unclipped) of a CIELAB colour."""
     pixel = np.array([[lab]], np.float32)
-    srgb = cv2.cvtColor(pixel, cv2.COLOR_LAB2RGB)[0, 0].astype(np.float64)
-    return np.where(srgb <= 0.04045, srgb / 12.92, ((np.maximum(srgb, 0) + 0.055) / 1.055) ** 2.4)
+    return _linear(cv2.cvtColor(pixel, cv2.COLOR_LAB2RGB)[0, 0].astype(np.float64))
 
 
 def lab_of_linear(rgb: Sequence[float]) -> Lab:
@@ -92,8 +96,7 @@ def lab_of_linear(rgb: Sequence[float]) -> Lab:
 
 def linear_of_srgb(rgb: Sequence[float]) -> np.ndarray:
     """Linear-light R, G, B (0..1) of an 8-bit sRGB colour (R, G, B)."""
-    srgb = np.asarray(rgb, np.float64) / 255.0
-    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    return _linear(np.asarray(rgb, np.float64) / 255.0)
 
 
 def as_seen(rgb: Sequence[int], matrix: Sequence[Sequence[float]] | np.ndarray = CAMERA_MATRIX) -> Lab:
@@ -134,13 +137,14 @@ class Palette:
         }
 
 
-def nominal_palette(name: str) -> Palette:
-    """A built-in palette (``dice`` or a game's): its nominal colours as the camera model sees them."""
+def nominal_palette(name: str, matrix: Sequence[Sequence[float]] | np.ndarray = CAMERA_MATRIX) -> Palette:
+    """A built-in palette (``dice`` or a game's): its nominal colours as the camera model ``matrix`` sees them
+    (the identity gives the ideal colours)."""
     names = DICE_PALETTE if name == "dice" else PALETTES.get(name)
     if names is None:
         known = ", ".join(["dice", *PALETTES])
         raise PaletteError(f"palette {name!r} is unknown (known: {known}; or give a calibration file)")
-    return Palette(name, tuple((n, as_seen(NOMINAL_RGB[n])) for n in names))
+    return Palette(name, tuple((n, as_seen(NOMINAL_RGB[n], matrix)) for n in names))
 
 
 def load_palette(spec: str) -> Palette:

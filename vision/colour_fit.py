@@ -36,13 +36,13 @@ from vision.colour import (
     NOMINAL_RGB,
     Lab,
     Palette,
-    as_seen,
     linear_of_srgb,
     linear_rgb,
+    nominal_palette,
 )
 from vision.evaluate import match, truth_candidates
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
-from vision.splits import byler_records, json_lines, split_of
+from vision.splits import byler_records, is_box, json_lines, same_box, split_of
 
 #: The colour labels of Byler photos (all 33 val photos, 34 of the train photos).
 BYLER_COLOURS = Path(__file__).resolve().parent / "labels" / "byler-colours.jsonl"
@@ -67,12 +67,10 @@ def read_colour_labels(path: Path = BYLER_COLOURS) -> list[dict[str, Any]]:
     labels = []
     for where, label in json_lines(path):
         colours = label.get("colours") if isinstance(label, dict) else None
-        box = label.get("box") if isinstance(label, dict) else None
         if not (
             isinstance(label, dict)
             and isinstance(label.get("image"), str)
-            and isinstance(box, list)
-            and len(box) == 4
+            and is_box(label.get("box"))
             and isinstance(colours, list)
             and colours
         ):
@@ -104,7 +102,7 @@ def measure_labelled(shared: Path, labels: list[dict[str, Any]], reader: DiceRec
         ]
         read_of = {ti: readings[ri] for ti, ri in match(readings, boxes)}
         for label in image_labels:
-            index = next((i for i, b in enumerate(boxes) if np.allclose(b, label["box"], atol=0.5)), None)
+            index = next((i for i, b in enumerate(boxes) if same_box(b, label["box"])), None)
             if index is None:
                 raise ValueError(f"colour label for {image_name}: no die at {label['box']} in the manifest")
             if index in read_of:  # the face model may call a die "not a die"; then there is no colour either
@@ -132,11 +130,6 @@ def fit_camera(medians: dict[str, Lab]) -> np.ndarray:
     seen = np.array([linear_rgb(medians[n]) for n in names])
     solution, *_ = np.linalg.lstsq(nominal, seen, rcond=None)
     return np.asarray(solution.T)
-
-
-def camera_palette(matrix: np.ndarray, names: tuple[str, ...] = DICE_PALETTE) -> Palette:
-    """The nominal colours of ``names`` as the camera model ``matrix`` sees them."""
-    return Palette("dice", tuple((n, as_seen(NOMINAL_RGB[n], matrix)) for n in names))
 
 
 def named_right(palette: Palette, dice: list[LabelledDie]) -> int:
@@ -185,13 +178,13 @@ def main(argv: list[str] | None = None) -> int:
     print("camera matrix fitted on the train split's labelled dice (linear RGB, rows R G B of the camera):")
     for row in matrix:
         print("    (" + ", ".join(f"{v:.3f}" for v in row) + "),")
-    nominal = camera_palette(np.eye(3))  # the ideal colours, as the palettes were until the eighth round
+    nominal = nominal_palette("dice", np.eye(3))  # the ideal colours, as the palettes were until the eighth round
     print("\n| dice named right (`dice` palette, 12 colours) | train split (fitted on) | val split |")
     print("|---|---|---|")
     rows = [
         ("nominal colours, no camera model", nominal),
-        ("the fitted camera model", camera_palette(matrix)),
-        ("the committed camera model (CAMERA_MATRIX)", camera_palette(np.asarray(CAMERA_MATRIX))),
+        ("the fitted camera model", nominal_palette("dice", matrix)),
+        ("the committed camera model (CAMERA_MATRIX)", nominal_palette("dice")),
     ]
     for what, palette in rows:
         cells = [
@@ -209,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| a game's palette, on the dice whose best name is in it | train split | val split |")
     print("|---|---|---|")
     for game, game_colours in PALETTES.items():
-        ideal, seen = camera_palette(np.eye(3), game_colours), camera_palette(np.asarray(CAMERA_MATRIX), game_colours)
+        ideal, seen = nominal_palette(game, np.eye(3)), nominal_palette(game)
         cells = []
         for d in split.values():
             own = [die for die in d if die.colours[0] in game_colours]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -82,7 +82,7 @@ def read_corrections(path: Path) -> list[dict[str, Any]]:
             raise ValueError(f"{where}: 'box' and 'value' are both the manifest's, or both null (a die it lacks)")
         new = fix.get("fix")
         if new is not None and not (
-            isinstance(new, dict) and _is_box(new.get("box")) and new.get("value") in (1, 2, 3, 4, 5, 6)
+            isinstance(new, dict) and is_box(new.get("box")) and new.get("value") in (1, 2, 3, 4, 5, 6)
         ):
             raise ValueError(f"{where}: 'fix' is null (drop the die) or {{'box': [x0, y0, x1, y1], 'value': 1..6}}")
         if fix.get("box") is None and new is None:
@@ -107,7 +107,7 @@ def apply_corrections(
         dice = record["dice"]
         if fix.get("box") is not None:
             index = next(
-                (i for i, d in enumerate(dice) if d["value"] == fix["value"] and _same_box(d["box"], fix["box"])), None
+                (i for i, d in enumerate(dice) if d["value"] == fix["value"] and same_box(d["box"], fix["box"])), None
             )
             if index is None:
                 raise ValueError(
@@ -123,7 +123,8 @@ def apply_corrections(
     return out, applied
 
 
-def _is_box(box: Any) -> bool:
+def is_box(box: Any) -> bool:
+    """``[x0, y0, x1, y1]``: four numbers, right of and below their start."""
     return (
         isinstance(box, list)
         and len(box) == 4
@@ -133,5 +134,6 @@ def _is_box(box: Any) -> bool:
     )
 
 
-def _same_box(a: list[float], b: list[float]) -> bool:
+def same_box(a: Sequence[float], b: Sequence[float]) -> bool:
+    """The same labelled box, to half a pixel (as written in a JSON file)."""
     return all(abs(float(x) - float(y)) <= 0.5 for x, y in zip(a, b, strict=True))
