@@ -18,6 +18,7 @@ from vision.faces import (
     PIP_CROP_SIZE,
     PIP_LAYOUT,
     SECOND_LOOK_BELOW,
+    TIGHT_SIDE,
     FaceModel,
     PipReading,
     _fits_layout,
@@ -39,13 +40,15 @@ def model() -> FaceModel:
 
 
 @pytest.fixture(scope="module")
-def rendered() -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[bool]]:
-    """Crops (model size and pip size) of 240 random rendered dice at their true pose, with truth."""
+def rendered() -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[bool], list[np.ndarray]]:
+    """Crops (model size and pip size) of 240 random rendered dice at their true pose, with truth, and the
+    second look's tighter crops of them."""
     rng = np.random.default_rng(2024)
     small: list[np.ndarray] = []
     large: list[np.ndarray] = []
     values: list[int] = []
     cocked: list[bool] = []
+    tight: list[np.ndarray] = []
     while len(values) < 240:
         image, truth = render_scene(rng, (360, 360), n_dice=(8, 14), side_range=(24, 60), cocked_fraction=0.05)
         for die in truth:
@@ -54,11 +57,12 @@ def rendered() -> tuple[list[np.ndarray], list[np.ndarray], list[int], list[bool
             large.append(crop_die(image, candidate, PIP_CROP_SIZE))
             values.append(die.value)
             cocked.append(die.cocked)
-    return small, large, values, cocked
+            tight.append(crop_die(image, candidate.scaled(TIGHT_SIDE), CROP_SIZE))
+    return small, large, values, cocked, tight
 
 
 def test_model_reads_rendered_dice_it_never_saw(model: FaceModel, rendered: tuple) -> None:
-    small, _, values, cocked = rendered
+    small, _, values, cocked, _ = rendered
     probs = model.probabilities(np.stack(small))
     read = np.array(model.values)[probs.argmax(axis=1)]
     flat = ~np.array(cocked)
@@ -70,7 +74,7 @@ def test_model_reads_rendered_dice_it_never_saw(model: FaceModel, rendered: tupl
 
 
 def test_no_rendered_die_is_read_wrong_without_being_unsure(model: FaceModel, rendered: tuple) -> None:
-    small, large, values, _ = rendered
+    small, large, values, _, _ = rendered
     probs = model.probabilities(np.stack(small))
     pips = count_pips_batch(np.stack(large))
     decisions = [decide(p, r, model.values) for p, r in zip(probs, pips, strict=True)]
@@ -80,7 +84,7 @@ def test_no_rendered_die_is_read_wrong_without_being_unsure(model: FaceModel, re
 
 
 def test_pip_counter_is_right_when_it_speaks_and_speaks_often(rendered: tuple) -> None:
-    _, large, values, cocked = rendered
+    _, large, values, cocked, _ = rendered
     readings = count_pips_batch(np.stack(large))
     flat = [(r, v) for r, v, c in zip(readings, values, cocked, strict=True) if not c]
     spoken = [(r.count, v) for r, v in flat if r.count is not None]
@@ -198,6 +202,31 @@ def test_second_look_rereads_only_doubtful_dice_and_averages_the_4_turns() -> No
     assert model.calls == []  # nothing doubtful: no second call
 
 
+def test_second_look_also_reads_the_tighter_crops_of_doubtful_dice_in_their_4_turns() -> None:
+    crops = np.zeros((3, 4, 4, 3), np.uint8)
+    crops[:, 0, 0, 0] = 2  # as before: the crop as it is reads 3, its 3 other turns read 1
+    model = _PixelModel()
+    asked: list[list[int]] = []
+
+    def tight(indices: np.ndarray) -> np.ndarray:
+        asked.append(indices.tolist())
+        return np.full((len(indices), 4, 4, 3), 3, np.uint8)  # every corner of the tighter crop reads 4
+
+    sure = [0.0, 0.0, 0.97, 0.03, 0.0, 0.0]
+    doubtful = [0.0, 0.0, SECOND_LOOK_BELOW - 0.01, 0.11, 0.0, 0.0]
+    probabilities = np.array([sure, doubtful, sure], np.float32)
+    out = second_look(model, crops, probabilities, [None, None, None], tight=tight)
+    assert asked == [[1]]  # only the doubtful die is cut again
+    assert model.calls == [3 + 4]  # one call: the 3 other turns of the crop, the 4 turns of the tighter crop
+    # The mean of 8 views: the first read as given, 3 turns reading face 1, 4 tighter views reading face 4.
+    assert out[1] == pytest.approx((np.array(doubtful) + np.array([3, 0, 0, 4, 0, 0])) / 8)
+    assert np.array_equal(out[[0, 2]], probabilities[[0, 2]])
+    asked.clear()
+    calm = probabilities[[0, 0, 2]]
+    assert np.array_equal(second_look(model, crops, calm, [None] * 3, tight=tight), calm)
+    assert asked == []  # nothing doubtful: nothing cut again
+
+
 def test_second_look_does_not_depend_on_how_the_crop_is_turned(model: FaceModel, rendered: tuple) -> None:
     small = np.stack(rendered[0][:40])
     turned = np.ascontiguousarray(np.rot90(small, 1, axes=(1, 2)))  # the die a quarter turn further round
@@ -209,11 +238,13 @@ def test_second_look_does_not_depend_on_how_the_crop_is_turned(model: FaceModel,
     assert np.allclose(results[0], results[1], atol=1e-5)
 
 
-def test_second_look_keeps_rendered_dice_honest(model: FaceModel, rendered: tuple) -> None:
-    small, large, values, cocked = rendered
+@pytest.mark.parametrize("tighter", [False, True], ids=["turns", "turns-and-tighter"])
+def test_second_look_keeps_rendered_dice_honest(model: FaceModel, rendered: tuple, tighter: bool) -> None:
+    small, large, values, cocked, tight_crops = rendered
     probs = model.probabilities(np.stack(small))
     pips = count_pips_batch(np.stack(large))
-    looked = second_look(model, np.stack(small), probs, [p.count for p in pips])
+    tight = (lambda indices: np.stack([tight_crops[i] for i in indices])) if tighter else None
+    looked = second_look(model, np.stack(small), probs, [p.count for p in pips], tight=tight)
     before = [decide(p, r, model.values) for p, r in zip(probs, pips, strict=True)]
     after = [decide(p, r, model.values) for p, r in zip(looked, pips, strict=True)]
     assert [d for d, v in zip(after, values, strict=True) if d.value != v and not d.unsure] == []

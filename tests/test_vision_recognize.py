@@ -14,7 +14,9 @@ import pytest
 
 from device.cli import main as companion
 from vision import recognize
+from vision.crop import CROP_SIZE, crop_die
 from vision.evaluate import evaluate, match, truth_candidates
+from vision.faces import TIGHT_SIDE, square_turns
 from vision.recognize import DiceRecognizer, FixedDetector, ImageError, annotate, load_image
 from vision.render import render_scene
 from vision.splits import read_manifest
@@ -240,3 +242,35 @@ def test_the_reader_drops_what_is_not_a_die(reader: DiceRecognizer) -> None:
     assert real <= {r.centre for r in readings}  # every die is kept
     extra = [r for r in readings if r.centre not in real]
     assert len(extra) <= 1 and all(r.unsure for r in extra)  # table is dropped, or at least never read as sure
+
+
+class _NeverSureFaces:
+    """A stand-in face model that is never sure of any die (so every die gets its second look), keeping each
+    batch of crops it is given."""
+
+    size = CROP_SIZE
+    values = (1, 2, 3, 4, 5, 6)
+
+    def __init__(self) -> None:
+        self.batches: list[np.ndarray] = []
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.batches.append(crops)
+        return np.full((len(crops), 6), 1 / 6, np.float32)
+
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.probabilities(crops), np.zeros(len(crops), np.float32)
+
+
+def test_the_second_look_reads_each_doubtful_die_cut_tighter_around_the_same_centre() -> None:
+    image, truth = render_scene(np.random.default_rng(3), (240, 240), n_dice=(3, 3), side_range=(40, 50))
+    found = [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
+    faces = _NeverSureFaces()
+    readings = DiceRecognizer(detector=FixedDetector(found), faces=faces).read(image)  # type: ignore[arg-type]
+    assert len(readings) == 3 and all(r.unsure for r in readings)
+    first, second = faces.batches  # the first look at every die, then one batch for the second look
+    assert len(first) == 3 and len(second) == 3 * (3 + 4)
+    # After the other 3 turns of each crop come the 4 turns of each die cut at TIGHT_SIDE of its side.
+    tighter = np.stack([crop_die(image, c.scaled(TIGHT_SIDE), CROP_SIZE) for c in found])
+    assert np.array_equal(second[3 * 3 :], square_turns(tighter))
+    assert found[0].scaled(TIGHT_SIDE) == DieCandidate(found[0].centre, found[0].side * TIGHT_SIDE, found[0].angle, 1.0)

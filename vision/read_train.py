@@ -52,6 +52,7 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -97,19 +98,17 @@ def jittered_candidate(rng: np.random.Generator, box: tuple[float, float, float,
     return DieCandidate((square.centre[0] + float(dx), square.centre[1] + float(dy)), side, turned, 1.0)
 
 
-def real_crops(
+def real_dice(
     shared: Path,
     folds: set[str],
     repeats: dict[str, int],
     rng: np.random.Generator,
     jitter: bool = True,
-    size: int = CROP_SIZE,
     rune55_fixes: list[dict[str, Any]] | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and labels (0..5) of the real photos in ``folds`` ('rune55', 'train', 'tune', 'val'), the Rune55
-    labels with ``rune55_fixes`` applied (:func:`vision.splits.apply_corrections`)."""
-    crops: list[np.ndarray] = []
-    labels: list[int] = []
+) -> Iterator[tuple[np.ndarray, DieCandidate, int]]:
+    """(photo, candidate, label 0..5) for every die of the real photos in ``folds`` ('rune55', 'train', 'tune',
+    'val'), the Rune55 labels with ``rune55_fixes`` applied (:func:`vision.splits.apply_corrections`): once as
+    labelled, or with ``jitter`` ``repeats[fold]`` times as a detector might report it."""
     for dataset in ("rune55", "byler"):
         records = list(read_manifest(manifest_path(shared, dataset)))
         if dataset == "rune55" and rune55_fixes:
@@ -125,13 +124,29 @@ def real_crops(
                 x0, y0, x1, y1 = box = tuple(float(v) for v in die["box"])
                 # The label has no angle: measure it, as the detector does, so crops come out upright.
                 angle = estimate_angle(image, ((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) + (y1 - y0)) / 2)
+                label = int(die["value"]) - 1
                 if not jitter:
-                    crops.append(crop_die(image, box_to_candidate(box, angle), size))
-                    labels.append(int(die["value"]) - 1)
+                    yield image, box_to_candidate(box, angle), label
                     continue
                 for _ in range(repeats.get(fold, 1)):
-                    crops.append(crop_die(image, jittered_candidate(rng, box, angle), size))  # type: ignore[arg-type]
-                    labels.append(int(die["value"]) - 1)
+                    yield image, jittered_candidate(rng, box, angle), label  # type: ignore[arg-type]
+
+
+def real_crops(
+    shared: Path,
+    folds: set[str],
+    repeats: dict[str, int],
+    rng: np.random.Generator,
+    jitter: bool = True,
+    size: int = CROP_SIZE,
+    rune55_fixes: list[dict[str, Any]] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and labels (0..5) of the dice :func:`real_dice` gives."""
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for image, candidate, label in real_dice(shared, folds, repeats, rng, jitter, rune55_fixes):
+        crops.append(crop_die(image, candidate, size))
+        labels.append(label)
     return np.stack(crops), np.array(labels, np.int64)
 
 

@@ -3,10 +3,11 @@
 :class:`DiceRecognizer` wires the stages together: the detector (``vision.detect.DiceDetector`` unless one is
 injected) finds candidates; :func:`vision.crop.crop_die` cuts each die upright; the face model reads the
 32 px crop, the pip counter and the colour measure read a 48 px crop of the same die; doubtful dice get a
-second look in the 4 quarter turns of their crop (:func:`vision.faces.second_look`); :func:`vision.faces.decide`
-turns model and pips into a value or an *unsure* die. Grey-scale, BGRA and 16-bit images are accepted; a
-huge image is shrunk for the detector (dice are still cut from the full image); a frame with nothing in it
-(black, white, one flat colour) gives no dice. :func:`load_image` reads a file or says clearly why it cannot.
+second look in the 4 quarter turns of their crop and of a tighter crop (:func:`vision.faces.second_look`);
+:func:`vision.faces.decide` turns model and pips into a value or an *unsure* die. Grey-scale, BGRA and 16-bit
+images are accepted; a huge image is shrunk for the detector (dice are still cut from the full image); a frame
+with nothing in it (black, white, one flat colour) gives no dice. :func:`load_image` reads a file or says clearly
+why it cannot.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from vision.faces import (
     CONFIDENCE_FLOOR,
     NOT_A_DIE_FLOOR,
     PIP_CROP_SIZE,
+    TIGHT_SIDE,
     FaceModel,
     count_pips_batch,
     decide,
@@ -132,9 +134,14 @@ class DiceRecognizer:
         else:
             large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in found])
         pip_readings = count_pips_batch(large)
+
+        def tight(indices: np.ndarray) -> np.ndarray:
+            return np.stack([crop_die(image, found[i].scaled(TIGHT_SIDE), self.faces.size) for i in indices])
+
         # The second look follows the floor (as SECOND_LOOK_BELOW does CONFIDENCE_FLOOR): no die is marked unsure
-        # for low confidence before its other 3 turns were read.
-        probabilities = second_look(self.faces, small, probabilities, [p.count for p in pip_readings], self.floor)
+        # for low confidence before its other views were read.
+        counts = [p.count for p in pip_readings]
+        probabilities = second_look(self.faces, small, probabilities, counts, self.floor, tight)
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
         readings = []
         for candidate, probs, pips, lab in zip(found, probabilities, pip_readings, labs, strict=True):

@@ -9,7 +9,7 @@ pip counter), on:
   reader on the labelled boxes, and behind the committed detector (its finds matched to the labels);
 * jittered crops of the tune dice, cut as an imperfect detector would (a fixed seed, so every model sees the
   same crops): wrong readings, wrong readings at or above the confidence floor (those the floor would let
-  through), and mean log-loss, after the second look;
+  through), and mean log-loss, after the second look (with its tighter crops, cut from the same candidates);
 * rendered dice no trainer draws (plain dice of :func:`vision.render.render_scene`, seed 777), read from their
   true position.
 
@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from vision.crop import crop_die
 from vision.evaluate import evaluate
-from vision.faces import CONFIDENCE_FLOOR, FaceModel, second_look, valid_floor
-from vision.read_train import SHARED, fold_of, real_crops
+from vision.faces import CONFIDENCE_FLOOR, TIGHT_SIDE, FaceModel, second_look, valid_floor
+from vision.read_train import SHARED, fold_of, real_dice
 from vision.recognize import DiceRecognizer, FixedDetector, default_detector
 from vision.render import render_scene
 from vision.splits import byler_records, manifest_path
@@ -56,11 +57,18 @@ def whole_reader(recognizer: DiceRecognizer, records: list[dict[str, Any]], trut
 
 
 def jittered(faces: FaceModel, shared: Path, floor: float = CONFIDENCE_FLOOR, repeats: int = 8) -> dict[str, Any]:
-    """The tune dice cut ``repeats`` times each as a detector might; read once, then the second look (here
-    triggered by the confidence alone: these crops are the model's size, too small for the pip counter)."""
-    crops, labels = real_crops(shared, {"tune"}, {"tune": repeats}, np.random.default_rng(JITTER_SEED), size=faces.size)
+    """The tune dice cut ``repeats`` times each as a detector might; read once, then the second look with its
+    tighter crops (here triggered by the confidence alone: these crops are the model's size, too small for the pip
+    counter)."""
+    dice = list(real_dice(shared, {"tune"}, {"tune": repeats}, np.random.default_rng(JITTER_SEED)))
+    crops = np.stack([crop_die(image, candidate, faces.size) for image, candidate, _ in dice])
+    labels = np.array([label for _, _, label in dice], np.int64)
+
+    def tight(indices: np.ndarray) -> np.ndarray:
+        return np.stack([crop_die(dice[i][0], dice[i][1].scaled(TIGHT_SIDE), faces.size) for i in indices])
+
     first = faces.probabilities(crops)
-    p = second_look(faces, crops, first, [None] * len(crops), floor)
+    p = second_look(faces, crops, first, [None] * len(crops), floor, tight)
     wrong = p.argmax(axis=1) != labels
     truth_p = np.clip(p[np.arange(len(labels)), labels], 1e-6, 1.0)
     return {

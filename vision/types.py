@@ -24,6 +24,10 @@ class DieCandidate:
         x, y = self.centre
         return (x - half, y - half, x + half, y + half)
 
+    def scaled(self, factor: float) -> DieCandidate:
+        """The same candidate with its side times ``factor`` (same centre, angle and score)."""
+        return DieCandidate(self.centre, self.side * factor, self.angle, self.score)
+
 
 @dataclass(frozen=True, slots=True)
 class DieReading:
