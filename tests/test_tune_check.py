@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import cv2
@@ -14,7 +15,16 @@ from vision.evaluate import truth_candidates
 from vision.read_train import fold_of
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.render import render_scene
-from vision.tune_check import header, main, measure, recipe_of, recipe_rows, table_row, tune_records
+from vision.tune_check import (
+    header,
+    held_out_detector,
+    main,
+    measure,
+    recipe_of,
+    recipe_rows,
+    table_row,
+    tune_records,
+)
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +142,27 @@ def test_every_folder_is_checked_before_any_is_measured(
     assert main([str(MODELS_DIR), str(tmp_path), "--shared", str(shared), "--by-recipe"]) == 2
     out, err = capsys.readouterr()
     assert "holds no dice-face.onnx" in err and out == "", "nothing is measured when one folder is bad"
+
+
+def test_the_finds_can_be_measured_behind_a_detector_that_never_saw_the_tune_fold(
+    shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The committed detector trained on the tune photos: refused, so a flattering row is never taken for one
+    # behind a held-out detector.
+    assert main([str(MODELS_DIR), "--shared", str(shared), "--detector", str(MODELS_DIR)]) == 2
+    assert "trained on the tune fold" in capsys.readouterr().err
+    assert main([str(MODELS_DIR), "--shared", str(shared), "--detector", str(tmp_path)]) == 2
+    assert "holds no dice-detect.onnx" in capsys.readouterr().err
+    # The same network with a card that says it was trained without the tune fold stands in for one.
+    held_out = tmp_path / "held-out"
+    held_out.mkdir()
+    shutil.copy(MODELS_DIR / "dice-detect.onnx", held_out)
+    card = json.loads((MODELS_DIR / "dice-detect.card.json").read_text())
+    card["training"]["tune_fold_held_out"] = True
+    (held_out / "dice-detect.card.json").write_text(json.dumps(card))
+    detector = held_out_detector(held_out)
+    figures = measure(MODELS_DIR, shared, rendered_dice=30, detector=detector)
+    assert figures["detector"] == measure(MODELS_DIR, shared, rendered_dice=30)["detector"]
+    (held_out / "dice-detect.onnx").write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="held-out"):
+        held_out_detector(held_out)  # the card's checksum no longer fits: named, not a traceback

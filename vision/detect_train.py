@@ -63,11 +63,17 @@ class Sample:
         return img
 
 
-def real_samples(shared: Path) -> list[Sample]:
+def real_samples(shared: Path, hold_out_tune: bool = False) -> list[Sample]:
+    """The labelled photos: every Rune55 photo and the Byler train split (without its tune fold when
+    ``hold_out_tune``: a detector that never saw those photos, to measure the face reader behind it there)."""
+    from vision.read_train import fold_of
+
     out = []
     rune = manifest_path(shared, "rune55")
     for source, records in (("rune55", list(read_manifest(rune))), ("byler", byler_records(shared, "train"))):
         for r in records:
+            if hold_out_tune and source == "byler" and fold_of(r["image"]) == "tune":
+                continue
             boxes = np.array([[*d["box"], np.nan] for d in r["dice"]], np.float32).reshape(-1, 5)
             out.append(Sample(source, boxes, path=r["path"]))
     return out
@@ -519,6 +525,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fine-tune-from", type=Path,
                         help="skip the main phase: fine-tune the weights of this exported dice-detect.onnx")
     parser.add_argument("--no-eval", action="store_true", help="skip measuring on the photos after training")
+    parser.add_argument(
+        "--hold-out-tune",
+        action="store_true",
+        help="leave out the Byler tune fold (for python -m vision.tune_check --detector; not the device's model)",
+    )
     parser.add_argument("--eval-only", action="store_true",
                         help="only measure the model already in --models-dir and rewrite its card's metrics")
     args = parser.parse_args(argv)
@@ -537,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)  # two OpenMP threads spin-wait badly on a shared machine
     cv2.setNumThreads(1)
     started = time.time()
-    samples = real_samples(args.shared) + rendered_samples(args.rendered, SEED + 1)
+    samples = real_samples(args.shared, args.hold_out_tune) + rendered_samples(args.rendered, SEED + 1)
     counts = {k: sum(1 for s in samples if s.source == k) for k in MAIN_SHARE}
     if args.fine_tune_from:
         net = load_onnx(args.fine_tune_from)
@@ -555,13 +566,16 @@ def main(argv: list[str] | None = None) -> int:
     args.models_dir.mkdir(parents=True, exist_ok=True)
     export(net, args.models_dir / "dice-detect.onnx")
     training = {
-        "data": f"rune55 (all {counts['rune55']}), byler train split ({counts['byler']}), "
+        "data": f"rune55 (all {counts['rune55']}), byler train split ({counts['byler']}"
+        f"{', tune fold held out' if args.hold_out_tune else ''}), "
         f"{counts['render']} rendered scenes (vision.render, seed {SEED + 1}); augmented crops "
         f"({CROP} px main phase, {FINE_CROP} px fine-tuning)",
         "command": "make train (python -m vision.detect_train)",
         "seed": SEED, "steps": args.steps, "fine_steps": args.fine_steps, "batch": args.batch, "lr": args.lr,
         "fine_lr": args.fine_lr, "minutes": round((time.time() - started) / 60, 1),
     }
+    if args.hold_out_tune:
+        training["tune_fold_held_out"] = True
     if args.fine_tune_from:
         training["fine_tuned_from"] = "the main phase's export (same seeds; --fine-tune-from)"
     metrics: dict[str, Any] = {"threshold": args.threshold, "match": MATCH_RULE}

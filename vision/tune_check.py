@@ -6,7 +6,9 @@ folder (holding ``dice-face.onnx`` and its card) is measured, with the reader's 
 pip counter), on:
 
 * the *tune* fold of the Byler train split (:func:`vision.read_train.fold_of`), never the val split: the whole
-  reader on the labelled boxes, and behind the committed detector (its finds matched to the labels);
+  reader on the labelled boxes, and behind a detector (its finds matched to the labels): the committed one,
+  which trained on the tune photos and so finds them better than it finds new photos, or with ``--detector DIR``
+  one trained without them (``python -m vision.detect_train --hold-out-tune --models-dir DIR``);
 * jittered crops of the tune dice, cut as an imperfect detector would (a fixed seed, so every model sees the
   same crops): wrong readings, wrong readings at or above the confidence floor (those the floor would let
   through), and mean log-loss, after the second look (with its tighter crops, cut from the same candidates);
@@ -30,7 +32,7 @@ from vision.crop import crop_die
 from vision.evaluate import evaluate
 from vision.faces import CONFIDENCE_FLOOR, TIGHT_SIDE, FaceModel, second_look, valid_floor
 from vision.read_train import SHARED, fold_of, real_dice
-from vision.recognize import DiceRecognizer, FixedDetector, default_detector
+from vision.recognize import Detector, DiceRecognizer, FixedDetector, default_detector
 from vision.render import render_scene
 from vision.splits import byler_records, manifest_path
 from vision.types import DieCandidate
@@ -100,13 +102,18 @@ def rendered(recognizer: DiceRecognizer, dice: int = 1200) -> dict[str, Any]:
 
 
 def measure(
-    models_dir: Path, shared: Path, floor: float = CONFIDENCE_FLOOR, rendered_dice: int = 1200
+    models_dir: Path,
+    shared: Path,
+    floor: float = CONFIDENCE_FLOOR,
+    rendered_dice: int = 1200,
+    detector: Detector | None = None,
 ) -> dict[str, Any]:
-    """Every figure of one model folder, with this confidence floor (and second-look trigger)."""
+    """Every figure of one model folder, with this confidence floor (and second-look trigger), behind
+    ``detector`` (the committed one unless given)."""
     faces = FaceModel(models_dir=models_dir)
     records = tune_records(shared)
     on_boxes = DiceRecognizer(detector=FixedDetector(), faces=faces, floor=floor)
-    behind_detector = DiceRecognizer(detector=default_detector(), faces=faces, floor=floor)
+    behind_detector = DiceRecognizer(detector=detector or default_detector(), faces=faces, floor=floor)
     return {
         "model": str(models_dir),
         "seed": faces.card.training.get("seed"),
@@ -117,6 +124,22 @@ def measure(
         "jittered": jittered(faces, shared, floor),
         "rendered": rendered(on_boxes, rendered_dice),
     }
+
+
+def held_out_detector(folder: Path) -> Detector:
+    """The detector in ``folder``, which must have been trained without the tune fold (its card says so)."""
+    from vision.detect import DiceDetector
+    from vision.modelcard import ModelCardError
+
+    if not (folder / "dice-detect.onnx").is_file():
+        raise ValueError(f"{folder} holds no dice-detect.onnx")
+    try:
+        detector = DiceDetector(models_dir=folder)
+    except ModelCardError as exc:
+        raise ValueError(f"{folder}: {exc}") from None
+    if not detector.card.training.get("tune_fold_held_out"):
+        raise ValueError(f"{folder}: its detector was trained on the tune fold (train it with --hold-out-tune)")
+    return detector
 
 
 def header(floor: float = CONFIDENCE_FLOOR) -> str:
@@ -183,6 +206,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"confidence floor and second-look trigger to measure with (default {CONFIDENCE_FLOOR}, the device's)",
     )
     parser.add_argument(
+        "--detector",
+        type=Path,
+        help="a folder holding dice-detect.onnx to read the tune photos behind (one trained with --hold-out-tune); "
+        "default: the committed detector",
+    )
+    parser.add_argument(
         "--by-recipe",
         action="store_true",
         help="also print one row per recipe, summed over its seeds (folders named RECIPE-sSEED, e.g. combo-s3)",
@@ -196,10 +225,17 @@ def main(argv: list[str] | None = None) -> int:
         if not (folder / "dice-face.onnx").is_file():
             print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
             return 2
+    detector = None
+    if args.detector is not None:
+        try:
+            detector = held_out_detector(args.detector)
+        except ValueError as exc:
+            print(f"tune_check: {exc}", file=sys.stderr)
+            return 2
     print(header(args.floor))
     measures = []
     for folder in args.models:
-        measures.append(measure(folder, args.shared, args.floor))
+        measures.append(measure(folder, args.shared, args.floor, detector=detector))
         print(table_row(measures[-1]), flush=True)
     if args.by_recipe:
         print("\n" + "\n".join(recipe_rows(measures)))
