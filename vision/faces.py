@@ -50,8 +50,8 @@ SECOND_LOOK_BELOW = CONFIDENCE_FLOOR
 #: model is trained on (``vision.read_train.jittered_candidate``: side x 0.9..1.12). A labelled or found box bounds
 #: the die's side faces too when the camera is not straight above it, and their pips, or a neighbour's, in the
 #: crop are a kind of error every model made. Chosen on the tune fold with the 8 held-out pairs of the seventh
-#: round (``docs/vision.md``, "The tighter second look"): labelled boxes 43 -> 29 wrong, detector finds 22 -> 16,
-#: rendered dice 115 -> 106, no more wrong and sure, unsure dice as many or fewer.
+#: round (``docs/vision.md``, "The tighter second look"): labelled boxes 43 -> 29 wrong, detector finds 22 -> 16
+#: (29 -> 26 behind a detector that never saw those photos), rendered dice 115 -> 106, no more wrong and sure.
 TIGHT_SIDE = 0.9
 #: The pip counter reads a larger crop than the model (pips are 4 to 7 px on the smallest dice).
 PIP_CROP_SIZE = 48
