@@ -16,7 +16,6 @@ from vision.read_train import (
     CHANNELS,
     NOT_A_DIE,
     SHARED,
-    fold_of,
     jittered_candidate,
     options,
     real_crops,
@@ -26,6 +25,7 @@ from vision.render import render_scene
 from vision.splits import (
     RUNE55_DROPPED,
     apply_corrections,
+    fold_of,
     manifest_path,
     read_corrections,
     read_manifest,

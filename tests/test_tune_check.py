@@ -12,9 +12,9 @@ import pytest
 
 from models import MODELS_DIR
 from vision.evaluate import truth_candidates
-from vision.read_train import fold_of
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.render import render_scene
+from vision.splits import fold_of
 from vision.tune_check import (
     header,
     held_out_detector,

@@ -34,7 +34,7 @@ import numpy as np
 
 from models import MODELS_DIR
 from vision.detect import PAD_VALUE, STRIDE
-from vision.splits import byler_records, manifest_path, read_manifest
+from vision.splits import byler_records, fold_of, manifest_path, read_manifest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -66,8 +66,6 @@ class Sample:
 def real_samples(shared: Path, hold_out_tune: bool = False) -> list[Sample]:
     """The labelled photos: every Rune55 photo and the Byler train split (without its tune fold when
     ``hold_out_tune``: a detector that never saw those photos, to measure the face reader behind it there)."""
-    from vision.read_train import fold_of
-
     out = []
     rune = manifest_path(shared, "rune55")
     for source, records in (("rune55", list(read_manifest(rune))), ("byler", byler_records(shared, "train"))):

@@ -46,7 +46,6 @@ Writes ``models/dice-face.onnx``, ``models/dice-face.card.json`` and prints the 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import sys
@@ -66,25 +65,15 @@ from vision.modelcard import sha256_of
 from vision.splits import (
     RUNE55_DROPPED,
     apply_corrections,
+    fold_of,
     manifest_path,
     read_corrections,
     read_manifest,
-    split_of,
 )
 from vision.types import DieCandidate
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
-TUNE_FRACTION = 0.25
 SEED = 0
-
-
-def fold_of(image: str) -> str:
-    """'val' (Byler val split), 'tune' (held-out part of Byler train) or 'train'."""
-    if split_of(image) == "val":
-        return "val"
-    name = Path(image).name
-    h = int.from_bytes(hashlib.sha1(("tune:" + name).encode("utf-8")).digest()[:8], "big")
-    return "tune" if h < TUNE_FRACTION * 2**64 else "train"
 
 
 def jittered_candidate(rng: np.random.Generator, box: tuple[float, float, float, float], angle: float) -> DieCandidate:

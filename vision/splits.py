@@ -2,8 +2,9 @@
 
 Byler photos are for measuring: a photo is in the validation split when the SHA-1 of its file name
 falls in the first fifth of the hash range (about 30 of 150 photos), a rule that does not depend on
-the order or number of photos, so a trainer and an evaluator can never disagree. Rune55 photos are all
-for training, as their README asks.
+the order or number of photos, so a trainer and an evaluator can never disagree. A quarter of the rest, by
+the same kind of rule, is the *tune* fold (:func:`fold_of`) that trainers can hold out while developing.
+Rune55 photos are all for training, as their README asks.
 
 Label corrections: a manifest's labels are somebody's reading of the photos and a few are wrong. A
 corrections file (JSON lines, ``vision/labels/byler-corrections.jsonl`` for the Byler set) names each
@@ -32,6 +33,19 @@ def split_of(image: str) -> Split:
     name = Path(image).name
     h = int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:8], "big")
     return "val" if h < VAL_FRACTION * 2**64 else "train"
+
+
+#: The share of the Byler train photos held out as the *tune* fold while developing (trainers' --hold-out-tune).
+TUNE_FRACTION = 0.25
+
+
+def fold_of(image: str) -> str:
+    """'val' (Byler val split), 'tune' (held-out part of Byler train) or 'train'."""
+    if split_of(image) == "val":
+        return "val"
+    name = Path(image).name
+    h = int.from_bytes(hashlib.sha1(("tune:" + name).encode("utf-8")).digest()[:8], "big")
+    return "tune" if h < TUNE_FRACTION * 2**64 else "train"
 
 
 def json_lines(path: Path) -> Iterator[tuple[str, Any]]:

@@ -5,7 +5,7 @@ better, several ``--seed`` values each: the seed moves these figures about as mu
 folder (holding ``dice-face.onnx`` and its card) is measured, with the reader's own rules (floor, second look,
 pip counter), on:
 
-* the *tune* fold of the Byler train split (:func:`vision.read_train.fold_of`), never the val split: the whole
+* the *tune* fold of the Byler train split (:func:`vision.splits.fold_of`), never the val split: the whole
   reader on the labelled boxes, and behind a detector (its finds matched to the labels): the committed one,
   which trained on the tune photos and so finds them better than it finds new photos, or with ``--detector DIR``
   one trained without them (``python -m vision.detect_train --hold-out-tune --models-dir DIR``);
@@ -31,10 +31,10 @@ import numpy as np
 from vision.crop import crop_die
 from vision.evaluate import evaluate
 from vision.faces import CONFIDENCE_FLOOR, TIGHT_SIDE, FaceModel, second_look, valid_floor
-from vision.read_train import SHARED, fold_of, real_dice
+from vision.read_train import SHARED, real_dice
 from vision.recognize import Detector, DiceRecognizer, FixedDetector, default_detector
 from vision.render import render_scene
-from vision.splits import byler_records, manifest_path
+from vision.splits import byler_records, fold_of, manifest_path
 from vision.types import DieCandidate
 
 #: Seeds of the jittered tune crops and of the rendered scenes: fixed, so every model is measured on the same data.
