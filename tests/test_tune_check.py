@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 
 from models import MODELS_DIR
+from vision.conditions import parse_condition
 from vision.evaluate import truth_candidates
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.render import render_scene
 from vision.splits import fold_of
 from vision.tune_check import (
+    MeanOfModels,
     header,
     held_out_detector,
+    load_faces,
     main,
     measure,
     recipe_of,
@@ -166,3 +169,48 @@ def test_the_finds_can_be_measured_behind_a_detector_that_never_saw_the_tune_fol
     (held_out / "dice-detect.onnx").write_bytes(b"not a network")
     with pytest.raises(ValueError, match="held-out"):
         held_out_detector(held_out)  # the card's checksum no longer fits: named, not a traceback
+
+
+def test_two_folders_are_read_as_one_model_that_averages_them(
+    shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    single = load_faces(MODELS_DIR)
+    pair = load_faces(f"{MODELS_DIR}+{MODELS_DIR}")
+    assert isinstance(pair, MeanOfModels) and not isinstance(single, MeanOfModels)
+    crops = np.random.default_rng(0).integers(0, 256, (5, single.size, single.size, 3), dtype=np.uint8)
+    np.testing.assert_allclose(pair.read(crops)[0], single.read(crops)[0], rtol=1e-5)
+    # A pair is measured (and named) as one model; the same network twice reads as the network alone.
+    figures = measure(f"{MODELS_DIR}+{MODELS_DIR}", shared, rendered_dice=30)
+    assert figures["seed"] == "0+0" and figures["model"] == f"{MODELS_DIR}+{MODELS_DIR}"
+    alone = measure(MODELS_DIR, shared, rendered_dice=30)
+    assert figures["boxes"] == alone["boxes"] and figures["rendered"] == alone["rendered"]
+    # Models that read other labels are not averaged: named before anything is measured.
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(MODELS_DIR / "dice-face.onnx", other)
+    card = json.loads((MODELS_DIR / "dice-face.card.json").read_text())
+    card["labels"] = [label for label in card["labels"] if label != "none"]
+    (other / "dice-face.card.json").write_text(json.dumps(card))
+    assert main([f"{MODELS_DIR}+{other}", "--shared", str(shared)]) == 2
+    out, err = capsys.readouterr()
+    assert "reads other crops or labels" in err and out == ""
+    assert main([f"{MODELS_DIR}+{tmp_path / 'missing'}", "--shared", str(shared)]) == 2
+    assert "missing holds no dice-face.onnx" in capsys.readouterr().err
+
+
+def test_the_tune_photos_can_be_read_as_taken_under_other_conditions(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    as_taken = measure(MODELS_DIR, shared, rendered_dice=30)
+    ruined = measure(MODELS_DIR, shared, rendered_dice=30, condition=parse_condition("jpeg:5"))
+    assert ruined["condition"] == "jpeg:5" and ruined["boxes"]["dice"] == as_taken["boxes"]["dice"]
+    assert ruined["boxes"]["unsure"] > as_taken["boxes"]["unsure"], "the reader saw the changed photos"
+    assert ruined["jittered"] is None and ruined["rendered"] is None, "crops and renders are not photos"
+    row = table_row(ruined)
+    assert " under jpeg:5 | " in row and row.endswith("| - | - |")
+    assert recipe_rows([ruined])[2].endswith("| - | - | 0 | - |")
+    assert main([str(MODELS_DIR), "--shared", str(shared), "--condition", "scale:0.5"]) == 0
+    assert "under scale:0.5 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main([str(MODELS_DIR), "--condition", "zoom:2"])
+    assert stop.value.code == 2 and "known kind" in capsys.readouterr().err

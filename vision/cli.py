@@ -12,6 +12,7 @@ from typing import Any
 import cv2
 
 from vision.colour import Lab, PaletteError, calibrate, load_palette, palette_names
+from vision.conditions import KINDS, parse_condition
 from vision.recognize import DiceRecognizer, ImageError, annotate, load_image
 
 
@@ -54,6 +55,13 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="measure against the manifest with these label corrections applied (JSON lines; the Byler set's "
         "audited ones are vision/labels/byler-corrections.jsonl)",
+    )
+    ev.add_argument(
+        "--condition",
+        metavar="KIND:AMOUNT",
+        help="measure on the photos as taken under other camera conditions: "
+        + ", ".join(f"{kind} ({lo:g}..{hi:g})" for kind, (_, lo, hi) in KINDS.items())
+        + " (see vision/conditions.py)",
     )
     ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
     ev.add_argument("--threads", type=int, default=1)
@@ -117,6 +125,9 @@ def run_eval(args: argparse.Namespace) -> int:
     from vision.recognize import FixedDetector
     from vision.splits import apply_corrections, read_corrections, read_manifest, split_of
 
+    condition = parse_condition(args.condition) if args.condition is not None else None
+    if condition is not None and args.update_card:
+        raise ValueError("--update-card stores the figures of the photos as taken, not under --condition")
     if not args.manifest.is_file():
         raise ImageError(f"{args.manifest}: no such manifest")
     records = list(read_manifest(args.manifest))
@@ -137,13 +148,15 @@ def run_eval(args: argparse.Namespace) -> int:
         done[0] += 1
         print(f"\r{done[0]}/{len(records)} {image}", end="", file=sys.stderr, flush=True)
 
-    evaluation = evaluate(records, recognizer, truth_boxes=args.truth_boxes, progress=progress)
+    evaluation = evaluate(records, recognizer, truth_boxes=args.truth_boxes, progress=progress, condition=condition)
     print(file=sys.stderr)
     extra = {
         "manifest": str(args.manifest),
         "split": args.split,
         "detector": "labelled boxes" if args.truth_boxes else "vision.detect.DiceDetector",
     }
+    if condition is not None:
+        extra["condition"] = str(condition)
     if args.corrections is not None:
         extra["corrections"] = str(args.corrections)
         extra["corrections_applied"] = applied

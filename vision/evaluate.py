@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.conditions import Condition
 from vision.crop import box_to_candidate, crop_die, estimate_angle
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.types import DieCandidate, DieReading
@@ -127,11 +128,20 @@ def truth_candidates(record: dict[str, Any], image: np.ndarray | None = None) ->
 
 
 def evaluate(
-    records: Iterable[dict[str, Any]], recognizer: DiceRecognizer, truth_boxes: bool = False, progress: Any = None
+    records: Iterable[dict[str, Any]],
+    recognizer: DiceRecognizer,
+    truth_boxes: bool = False,
+    progress: Any = None,
+    condition: Condition | None = None,
 ) -> Evaluation:
+    """The reader on every photo of ``records``, against their labels: behind its detector, or on the labelled
+    boxes (``truth_boxes``); with ``condition``, on each photo as taken under it (:mod:`vision.conditions`)."""
     result = Evaluation()
     for record in records:
         image = load_image(record["path"])
+        if condition is not None:
+            record = condition.record(record)
+            image = condition.apply(image, record["image"])
         if truth_boxes:
             recognizer.detector = FixedDetector(truth_candidates(record, image))
         readings = recognizer.read(image)
@@ -241,6 +251,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         "confusion (rows truth 1..6, columns read 1..6):",
     ]
     lines += ["  " + " ".join(f"{v:4d}" for v in row) for row in summary["confusion_truth_rows_read_columns"]]
+    if "condition" in summary:
+        lines.insert(0, f"photos as taken under {summary['condition']}")
     if summary["worst_images"]:
         lines.append("worst images: " + ", ".join(f"{w['image']} ({w['errors']})" for w in summary["worst_images"]))
     return "\n".join(lines)

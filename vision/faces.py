@@ -88,12 +88,15 @@ class FaceModel:
         the faces' shares of the whole softmax, so they add up to 1 - p(not a die)."""
         return self.read(crops)[0]
 
+    def label_probabilities(self, inputs: np.ndarray) -> np.ndarray:
+        """(N, labels) the network's softmax for an input batch made by :func:`crops_to_input`."""
+        return softmax(np.asarray(self.session.run(None, {self.input_name: inputs})[0], np.float32))
+
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(N, 6) face probabilities as :meth:`probabilities`, and (N,) the probability of "not a die"."""
         if len(crops) == 0:
             return np.zeros((0, 6), np.float32), np.zeros(0, np.float32)
-        logits = self.session.run(None, {self.input_name: crops_to_input(crops)})[0]
-        p = softmax(np.asarray(logits, np.float32))
+        p = self.label_probabilities(crops_to_input(crops))
         not_die = p[:, self.none_column] if self.none_column is not None else np.zeros(len(p), np.float32)
         return p[:, self.face_columns], not_die
 

@@ -2,8 +2,9 @@
 
 A recipe change is judged by models trained with ``python -m vision.read_train --hold-out-tune --out DIR`` (and
 better, several ``--seed`` values each: the seed moves these figures about as much as a recipe does). Each model
-folder (holding ``dice-face.onnx`` and its card) is measured, with the reader's own rules (floor, second look,
-pip counter), on:
+folder (holding ``dice-face.onnx`` and its card), or pair of folders ``DIR1+DIR2`` read as one model that averages
+their probabilities (as the committed graph averages its two networks: one-network runs of two seeds measured as
+the pair the recipe would commit), is measured, with the reader's own rules (floor, second look, pip counter), on:
 
 * the *tune* fold of the Byler train split (:func:`vision.splits.fold_of`), never the val split: the whole
   reader on the labelled boxes, and behind a detector (its finds matched to the labels): the committed one,
@@ -16,6 +17,8 @@ pip counter), on:
   true position.
 
 One line per model comes out, as a Markdown table, so rounds of experiments can be written down as measured.
+With ``--condition KIND:AMOUNT`` (:mod:`vision.conditions`) the tune photos are read as taken under other camera
+conditions, on the labelled boxes and behind the detector only (the other two parts are not photos).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.conditions import Condition, ConditionError, parse_condition
 from vision.crop import crop_die
 from vision.evaluate import evaluate
 from vision.faces import CONFIDENCE_FLOOR, TIGHT_SIDE, FaceModel, second_look, valid_floor
@@ -47,9 +51,40 @@ def tune_records(shared: Path) -> list[dict[str, Any]]:
     return [r for r in byler_records(shared, "train") if fold_of(r["image"]) == "tune"]
 
 
-def whole_reader(recognizer: DiceRecognizer, records: list[dict[str, Any]], truth_boxes: bool) -> dict[str, Any]:
-    """Wrong values, wrong and sure, unsure share: on the labelled boxes, or behind the recognizer's detector."""
-    summary = evaluate(records, recognizer, truth_boxes=truth_boxes).summary()
+class MeanOfModels(FaceModel):
+    """Face models read as one: the mean of their probabilities (the first one's card names the labels)."""
+
+    def __init__(self, folders: list[Path]) -> None:
+        super().__init__(models_dir=folders[0])
+        self.others = [FaceModel(models_dir=folder) for folder in folders[1:]]
+        for folder, other in zip(folders[1:], self.others, strict=True):
+            if other.card.labels != self.card.labels or other.size != self.size:
+                raise ValueError(f"{folder}: its model reads other crops or labels than {folders[0]}'s")
+
+    def label_probabilities(self, inputs: np.ndarray) -> np.ndarray:
+        members = [super().label_probabilities(inputs)] + [m.label_probabilities(inputs) for m in self.others]
+        return np.mean(members, axis=0)
+
+
+def model_folders(spec: str | Path) -> list[Path]:
+    """The folders of a model spec: one folder, or several joined by ``+`` (read as their mean)."""
+    return [Path(part) for part in str(spec).split("+")]
+
+
+def load_faces(spec: str | Path) -> FaceModel:
+    folders = model_folders(spec)
+    return FaceModel(models_dir=folders[0]) if len(folders) == 1 else MeanOfModels(folders)
+
+
+def whole_reader(
+    recognizer: DiceRecognizer,
+    records: list[dict[str, Any]],
+    truth_boxes: bool,
+    condition: Condition | None = None,
+) -> dict[str, Any]:
+    """Wrong values, wrong and sure, unsure share: on the labelled boxes, or behind the recognizer's detector
+    (with ``condition``, on the photos as taken under it)."""
+    summary = evaluate(records, recognizer, truth_boxes=truth_boxes, condition=condition).summary()
     return {
         "dice": summary["matched"],
         "wrong": summary["wrong_values"],
@@ -102,27 +137,31 @@ def rendered(recognizer: DiceRecognizer, dice: int = 1200) -> dict[str, Any]:
 
 
 def measure(
-    models_dir: Path,
+    models: str | Path,
     shared: Path,
     floor: float = CONFIDENCE_FLOOR,
     rendered_dice: int = 1200,
     detector: Detector | None = None,
+    condition: Condition | None = None,
 ) -> dict[str, Any]:
-    """Every figure of one model folder, with this confidence floor (and second-look trigger), behind
-    ``detector`` (the committed one unless given)."""
-    faces = FaceModel(models_dir=models_dir)
+    """Every figure of one model (a folder, or folders joined by ``+``: :func:`load_faces`), with this confidence
+    floor (and second-look trigger), behind ``detector`` (the committed one unless given). Under ``condition``
+    only the photos are measured; the jittered crops and rendered dice are then ``None``."""
+    faces = load_faces(models)
+    members = [faces, *getattr(faces, "others", [])]
     records = tune_records(shared)
     on_boxes = DiceRecognizer(detector=FixedDetector(), faces=faces, floor=floor)
     behind_detector = DiceRecognizer(detector=detector or default_detector(), faces=faces, floor=floor)
     return {
-        "model": str(models_dir),
-        "seed": faces.card.training.get("seed"),
-        "held_out": bool(faces.card.metrics.get("tune_fold_held_out", False)),
+        "model": str(models),
+        "seed": "+".join(str(m.card.training.get("seed")) for m in members),
+        "held_out": all(bool(m.card.metrics.get("tune_fold_held_out", False)) for m in members),
         "floor": floor,
-        "boxes": whole_reader(on_boxes, records, truth_boxes=True),
-        "detector": whole_reader(behind_detector, records, truth_boxes=False),
-        "jittered": jittered(faces, shared, floor),
-        "rendered": rendered(on_boxes, rendered_dice),
+        "condition": str(condition) if condition is not None else None,
+        "boxes": whole_reader(on_boxes, records, truth_boxes=True, condition=condition),
+        "detector": whole_reader(behind_detector, records, truth_boxes=False, condition=condition),
+        "jittered": jittered(faces, shared, floor) if condition is None else None,
+        "rendered": rendered(on_boxes, rendered_dice) if condition is None else None,
     }
 
 
@@ -153,11 +192,13 @@ def header(floor: float = CONFIDENCE_FLOOR) -> str:
 def table_row(m: dict[str, Any]) -> str:
     b, d, j, r = m["boxes"], m["detector"], m["jittered"], m["rendered"]
     held = "" if m["held_out"] else " (trained on the tune fold: flattered)"
+    under = f" under {m['condition']}" if m.get("condition") else ""
+    jittered_cell = "-" if j is None else f"{j['wrong']} / {j['sure_wrong']} of {j['crops']} / {j['log_loss']:.4f}"
+    rendered_cell = "-" if r is None else f"{r['wrong']} ({r['sure_wrong']}) of {r['dice']}"
     return (
-        f"| {m['model']} ({m['seed']}){held} | {b['wrong']} ({b['sure_wrong']}) of {b['dice']} / {b['unsure']:.1%} | "
-        f"{d['wrong']} ({d['sure_wrong']}) of {d['dice']} / {d['unsure']:.1%} | "
-        f"{j['wrong']} / {j['sure_wrong']} of {j['crops']} / {j['log_loss']:.4f} | "
-        f"{r['wrong']} ({r['sure_wrong']}) of {r['dice']} |"
+        f"| {m['model']} ({m['seed']}){held}{under} | {b['wrong']} ({b['sure_wrong']}) of {b['dice']} / "
+        f"{b['unsure']:.1%} | {d['wrong']} ({d['sure_wrong']}) of {d['dice']} / {d['unsure']:.1%} | "
+        f"{jittered_cell} | {rendered_cell} |"
     )
 
 
@@ -166,7 +207,8 @@ PARTS = ("boxes", "detector", "jittered", "rendered")
 
 
 def recipe_of(models_dir: Path | str) -> str:
-    """The recipe a model folder was trained with, by the sweep's naming: ``combo-s3`` is seed 3 of ``combo``."""
+    """The recipe a model folder was trained with, by the sweep's naming: ``combo-s3`` is seed 3 of ``combo`` (of
+    a pair ``combo-s2+combo-s3``, its last member's)."""
     return re.sub(r"-s\d+$", "", Path(models_dir).name)
 
 
@@ -182,22 +224,28 @@ def recipe_rows(measures: list[dict[str, Any]]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for recipe, ms in groups.items():
-        # Every figure of every part, summed over the recipe's seeds: {"boxes": {"wrong": ..., ...}, ...}.
-        t = {part: {key: sum(m[part][key] for m in ms) for key in ms[0][part]} for part in ms[0] if part in PARTS}
+        # Every figure of every part measured, summed over the recipe's seeds: {"boxes": {"wrong": ..., ...}, ...}.
+        t = {part: {key: sum(m[part][key] for m in ms) for key in ms[0][part]} for part in PARTS if ms[0][part]}
         n = len(ms)
-        sure = t["boxes"]["sure_wrong"] + t["detector"]["sure_wrong"] + t["jittered"]["sure_wrong"]
+        j = t.get("jittered")
+        sure = t["boxes"]["sure_wrong"] + t["detector"]["sure_wrong"] + (j["sure_wrong"] if j else 0)
+        jittered_cells = f"{j['wrong']} / {j['sure_wrong']} | {j['log_loss'] / n:.4f}" if j else "- | -"
+        rendered_cell = str(t["rendered"]["wrong"]) if "rendered" in t else "-"
         rows.append(
             f"| {recipe} | {n} | {t['boxes']['wrong']} ({t['boxes']['sure_wrong']}) | {t['boxes']['unsure'] / n:.1%} | "
             f"{t['detector']['wrong']} ({t['detector']['sure_wrong']}) | {t['detector']['unsure'] / n:.1%} | "
-            f"{t['jittered']['wrong']} / {t['jittered']['sure_wrong']} | {t['jittered']['log_loss'] / n:.4f} | "
-            f"{sure} | {t['rendered']['wrong']} |"
+            f"{jittered_cells} | {sure} | {rendered_cell} |"
         )
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.tune_check", description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="+", type=Path, help="folders holding dice-face.onnx and its card")
+    parser.add_argument(
+        "models",
+        nargs="+",
+        help="folders holding dice-face.onnx and its card; DIR1+DIR2 reads two folders' models as one (their mean)",
+    )
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (with data/dice-photos)")
     parser.add_argument(
         "--floor",
@@ -212,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         "default: the committed detector",
     )
     parser.add_argument(
+        "--condition",
+        type=_condition,
+        metavar="KIND:AMOUNT",
+        help="read the tune photos as taken under other camera conditions (vision.conditions), e.g. scale:0.5",
+    )
+    parser.add_argument(
         "--by-recipe",
         action="store_true",
         help="also print one row per recipe, summed over its seeds (folders named RECIPE-sSEED, e.g. combo-s3)",
@@ -221,9 +275,15 @@ def main(argv: list[str] | None = None) -> int:
     if not manifest.is_file():
         print(f"tune_check: no Byler manifest at {manifest}", file=sys.stderr)
         return 2
-    for folder in args.models:  # every folder is checked before minutes go into measuring the first
-        if not (folder / "dice-face.onnx").is_file():
-            print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
+    for spec in args.models:  # every folder is checked before minutes go into measuring the first
+        for folder in model_folders(spec):
+            if not (folder / "dice-face.onnx").is_file():
+                print(f"tune_check: {folder} holds no dice-face.onnx", file=sys.stderr)
+                return 2
+        try:
+            load_faces(spec)  # the models of a pair must read the same crops and labels
+        except ValueError as exc:
+            print(f"tune_check: {exc}", file=sys.stderr)
             return 2
     detector = None
     if args.detector is not None:
@@ -234,12 +294,19 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     print(header(args.floor))
     measures = []
-    for folder in args.models:
-        measures.append(measure(folder, args.shared, args.floor, detector=detector))
+    for spec in args.models:
+        measures.append(measure(spec, args.shared, args.floor, detector=detector, condition=args.condition))
         print(table_row(measures[-1]), flush=True)
     if args.by_recipe:
         print("\n" + "\n".join(recipe_rows(measures)))
     return 0
+
+
+def _condition(text: str) -> Condition:
+    try:
+        return parse_condition(text)
+    except ConditionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _floor(text: str) -> float:
