@@ -27,6 +27,7 @@ from vision.tune_check import (
     recipe_rows,
     table_row,
     tune_records,
+    whole_reader,
 )
 
 
@@ -214,3 +215,15 @@ def test_the_tune_photos_can_be_read_as_taken_under_other_conditions(
     with pytest.raises(SystemExit) as stop:
         main([str(MODELS_DIR), "--condition", "zoom:2"])
     assert stop.value.code == 2 and "known kind" in capsys.readouterr().err
+
+
+def test_finds_that_match_no_label_are_counted_false(shared: Path) -> None:
+    records = tune_records(shared)
+    reader = DiceRecognizer()
+    labelled = whole_reader(reader, records, truth_boxes=False)
+    assert labelled["false"] == 0 and labelled["dice"] == 10
+    unlabelled = [{**records[0], "dice": records[0]["dice"][1:]}, *records[1:]]  # one die left out of the labels
+    figures = whole_reader(reader, unlabelled, truth_boxes=False)
+    assert (figures["false"], figures["dice"]) == (1, 9)
+    row = table_row({**measure(MODELS_DIR, shared, rendered_dice=30), "detector": figures})
+    assert "| 0 (0) of 9, 1 false / " in row

@@ -82,11 +82,12 @@ def whole_reader(
     truth_boxes: bool,
     condition: Condition | None = None,
 ) -> dict[str, Any]:
-    """Wrong values, wrong and sure, unsure share: on the labelled boxes, or behind the recognizer's detector
-    (with ``condition``, on the photos as taken under it)."""
+    """Dice matched, readings matching no label (false), wrong values, wrong and sure, unsure share: on the
+    labelled boxes, or behind the recognizer's detector (with ``condition``, on the photos as taken under it)."""
     summary = evaluate(records, recognizer, truth_boxes=truth_boxes, condition=condition).summary()
     return {
         "dice": summary["matched"],
+        "false": summary["found"] - summary["matched"],
         "wrong": summary["wrong_values"],
         "sure_wrong": summary["wrong_values_not_unsure"],
         "unsure": summary["unsure_rate"],
@@ -183,9 +184,9 @@ def held_out_detector(folder: Path) -> Detector:
 
 def header(floor: float = CONFIDENCE_FLOOR) -> str:
     return (
-        f"| model (seed), floor {floor:.2f} | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) / "
-        f"unsure | jittered crops: wrong / wrong at >= {floor:.2f} / log-loss | rendered: wrong (sure) |\n"
-        "|---|---|---|---|---|"
+        f"| model (seed), floor {floor:.2f} | tune boxes: wrong (sure) / unsure | behind the detector: wrong (sure) "
+        f"of the dice found, false finds / unsure | jittered crops: wrong / wrong at >= {floor:.2f} / log-loss | "
+        "rendered: wrong (sure) |\n|---|---|---|---|---|"
     )
 
 
@@ -197,7 +198,8 @@ def table_row(m: dict[str, Any]) -> str:
     rendered_cell = "-" if r is None else f"{r['wrong']} ({r['sure_wrong']}) of {r['dice']}"
     return (
         f"| {m['model']} ({m['seed']}){held}{under} | {b['wrong']} ({b['sure_wrong']}) of {b['dice']} / "
-        f"{b['unsure']:.1%} | {d['wrong']} ({d['sure_wrong']}) of {d['dice']} / {d['unsure']:.1%} | "
+        f"{b['unsure']:.1%} | {d['wrong']} ({d['sure_wrong']}) of {d['dice']}, {d.get('false', 0)} false / "
+        f"{d['unsure']:.1%} | "
         f"{jittered_cell} | {rendered_cell} |"
     )
 
