@@ -20,6 +20,7 @@ from vision.read_train import (
     options,
     real_crops,
     rendered_crops,
+    token_crops,
 )
 from vision.render import render_scene
 from vision.splits import (
@@ -331,3 +332,13 @@ def test_the_dropped_rune55_dice_are_all_in_the_manifest() -> None:
     fixed, applied = apply_corrections(records, read_corrections(RUNE55_DROPPED))
     assert applied == len(read_corrections(RUNE55_DROPPED))
     assert sum(len(r["dice"]) for r in records) - sum(len(r["dice"]) for r in fixed) == applied
+
+
+def test_token_crops_are_not_dice_and_only_drawn_when_asked() -> None:
+    crops, labels = token_crops(40, np.random.default_rng(0), size=32)
+    assert crops.shape == (40, 32, 32, 3) and crops.dtype == np.uint8 and set(labels.tolist()) == {NOT_A_DIE}
+    again, _ = token_crops(40, np.random.default_rng(0), size=32)
+    assert np.array_equal(crops, again)
+    none, no_labels = token_crops(0, np.random.default_rng(0), size=48)
+    assert none.shape == (0, 48, 48, 3) and len(no_labels) == 0
+    assert options().parse_args([]).tokens == 0, "the recipe draws no tokens unless asked"

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import SIDE_RING, DieSpec, SceneStyle, SeeThrough, far_pips, marble_veins, render_scene
+from vision.render import SIDE_RING, DieSpec, SceneStyle, SeeThrough, far_pips, marble_veins, render_scene, render_token
 
 PLAIN = SceneStyle(surface=(200, 200, 200), grain=0, light_gradient=0, shadow=0, camera_height=50, blur=0,
                    noise=0, jpeg_quality=100)
@@ -147,3 +147,21 @@ def test_far_pips_are_the_opposite_face_seen_from_inside() -> None:
     assert weights[24, 71] > 0.9 and weights[71, 24] > 0.9 and weights[48, 48] > 0.9
     assert weights[24, 24] < 0.1 and weights[71, 71] < 0.1
     assert far_pips(3, SeeThrough(strength=0.5, scale=1.0, blur=0.0), n=96).max() == pytest.approx(0.5)
+
+
+def test_tokens_are_round_things_without_pips_where_they_are_said_to_be() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        image, (cx, cy), diameter = render_token(rng, 96)
+        assert image.shape == (96, 96, 3) and image.dtype == np.uint8
+        assert 0.3 * 96 <= diameter <= 0.6 * 96 and abs(cx - 48) <= 10 and abs(cy - 48) <= 10
+        yy, xx = np.mgrid[0:96, 0:96]
+        distance = np.hypot(xx - cx, yy - cy)
+        inside = image[distance < 0.6 * diameter / 2].astype(np.float64)
+        ring = image[(distance > 0.55 * diameter) & (distance < 0.75 * diameter)].astype(np.float64)
+        # The token stands out from the table around it (holes only a little), and its middle holds no pip:
+        # nothing there differs from the token's own colour as a pip does from a die's body.
+        assert np.abs(inside.mean(axis=0) - ring.mean(axis=0)).max() > 4
+        assert (np.abs(inside - np.median(inside, axis=0)).max(axis=1) > 80).mean() < 0.02
+    a, again = render_token(np.random.default_rng(3)), render_token(np.random.default_rng(3))
+    assert np.array_equal(a[0], again[0]) and a[1:] == again[1:], "the same seed draws the same token"

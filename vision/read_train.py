@@ -223,6 +223,22 @@ def rendered_crops(
     return np.stack(crops[:count]), np.array(labels[:count], np.int64)
 
 
+def token_crops(count: int, rng: np.random.Generator, size: int = CROP_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` crops of round things with no pips (:func:`vision.render.render_token`: tokens, coins, a tray's
+    holes), cut as a detector that took one for a die would (side 0.85..1.25 of its diameter, centre a little
+    off, any angle), labelled 6 (not a die)."""
+    from vision.render import render_token
+
+    crops = []
+    for _ in range(count):
+        image, (cx, cy), diameter = render_token(rng)
+        side = diameter * float(rng.uniform(0.85, 1.25))
+        dx, dy = rng.normal(0, 0.05 * side, 2)
+        candidate = DieCandidate((cx + float(dx), cy + float(dy)), side, float(rng.uniform(0, 90)), 1.0)
+        crops.append(crop_die(image, candidate, size))
+    return np.stack(crops) if crops else np.zeros((0, size, size, 3), np.uint8), np.full(count, NOT_A_DIE, np.int64)
+
+
 #: Channels of the four conv blocks, per crop size. The 48 px net starts narrower so that it costs about what
 #: the 32 px one does per die (6 M against 8 M multiply-adds) while seeing pips at about their photographed size.
 CHANNELS = {32: (24, 48, 64, 96), 48: (16, 32, 64, 96)}
@@ -500,6 +516,12 @@ def options() -> argparse.ArgumentParser:
         help="rendered crops to train on (default 24000; was 12000 until the sixth round)",
     )
     parser.add_argument(
+        "--tokens",
+        type=int,
+        default=0,
+        help="rendered round things with no pips (tokens, coins, a tray's holes) to train as not a die (default 0)",
+    )
+    parser.add_argument(
         "--threads", type=int, default=2, help="torch threads (default 2; another count gives another model)"
     )
     parser.add_argument(
@@ -629,7 +651,10 @@ def training_data(args: argparse.Namespace, seed: int, rune55_fixes: list[dict[s
             translucent=args.translucent,
         )
     back_x, back_y = background_crops(args.shared, folds, 6, rng, size=size)
-    print(f"not-a-die crops: {len(back_x)}")
+    if args.tokens > 0:  # drawn only when asked, so a run without them keeps its data
+        token_x, token_y = token_crops(args.tokens, rng, size)
+        back_x, back_y = np.concatenate([back_x, token_x]), np.concatenate([back_y, token_y])
+    print(f"not-a-die crops: {len(back_x)} ({args.tokens} of them rendered tokens)")
     print(f"train crops: {len(real_x)} real + {len(rend_x)} rendered; tune {len(tune_y)}; val {len(val_y)}")
     return TrainingData(
         np.concatenate([real_x, rend_x, back_x]),
@@ -785,7 +810,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{prefix}{data.real} jittered crops of real dice (rune55 x4, {rune55_used}, "
                 f"Byler train split x{args.byler_repeats}"
                 f"{' minus the tune fold' if args.hold_out_tune else ''}) and {data.rendered} crops of dice drawn by "
-                f"vision.render, and {data.not_a_die} not-a-die crops of the same photos (label none); "
+                f"vision.render, and {data.not_a_die} not-a-die crops of the same photos"
+                f"{f' and of {args.tokens} rendered tokens' if args.tokens else ''} (label none); "
                 "Byler val never seen"
             ),
             "command": "make train (python -m vision.read_train)",
@@ -797,6 +823,7 @@ def main(argv: list[str] | None = None) -> int:
             "swirled": args.swirled,
             "translucent": args.translucent,
             "threads": args.threads,
+            "tokens": args.tokens,
             "byler_repeats": args.byler_repeats,
             "rune55_dropped": len(rune55_fixes),
             "channels": list(args.channels or CHANNELS[size]),

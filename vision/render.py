@@ -519,6 +519,49 @@ def render_scene(
     return finish(image, rng, style), truth
 
 
+def render_token(rng: np.random.Generator, size: int = 96) -> tuple[np.ndarray, tuple[float, float], float]:
+    """A round thing with no pips on a table, which a reader must not take for a die: a game's token or counter
+    (a flat disc of any colour, perhaps with a rim), a coin (shaded metal with an embossed ring) or a hole in a
+    tray (darker or lighter than the table, a soft edge, a speck at its rim). Returns the image (``size`` square,
+    a random table and camera), the token's centre and its diameter in pixels."""
+    style = random_style(rng)
+    image = render_surface(rng, size, size, style)
+    diameter = float(rng.uniform(0.3, 0.6)) * size
+    r = diameter / 2
+    cx, cy = (float(v) for v in rng.uniform(size / 2 - 0.1 * size, size / 2 + 0.1 * size, 2))
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    distance = np.hypot(xx - cx, yy - cy)
+    edge = float(rng.uniform(0.6, 2.0))  # px of soft edge: antialiasing, focus, a bevel
+    inside = np.clip((r - distance) / edge + 0.5, 0, 1)[..., None]
+    kind = ("token", "coin", "hole")[int(rng.integers(3))]
+    table = np.array(style.surface, np.float32)
+    if kind == "hole":
+        colour = table * float(rng.choice([rng.uniform(0.35, 0.8), rng.uniform(1.1, 1.3)]))
+    elif kind == "coin":
+        colour = np.array(((120, 160, 190), (150, 150, 155), (70, 110, 170))[int(rng.integers(3))], np.float32)
+    else:
+        colour = np.array(DIE_COLOURS[str(rng.choice(list(DIE_COLOURS)))], np.float32)
+    if kind != "hole":  # a raised thing casts a shadow toward the light's far side
+        d = math.radians(style.light_direction)
+        shift = float(rng.uniform(0.03, 0.12)) * diameter
+        shadow = np.clip((r - np.hypot(xx - cx - shift * math.cos(d), yy - cy - shift * math.sin(d))) / 3 + 0.5, 0, 1)
+        image *= (1 - style.shadow * shadow)[..., None]
+    body = np.broadcast_to(colour, image.shape).astype(np.float32)
+    # Light across the face, and for a coin the shine of metal toward its middle.
+    body = body * (1 + float(rng.uniform(-0.15, 0.15)) * ((xx - cx) / r))[..., None]
+    if kind == "coin":
+        body = body * (1.15 - 0.3 * (distance / r) ** 2)[..., None]
+    if kind != "hole" and rng.random() < 0.6:  # a rim (a coin's raised ring, a token's printed border)
+        ring = np.exp(-(((distance - r * float(rng.uniform(0.7, 0.9))) / max(1.0, 0.05 * r)) ** 2))
+        body = body * (1 + float(rng.uniform(-0.35, 0.35)) * ring)[..., None]
+    if rng.random() < 0.4:  # a speck at the rim: dirt, a notch, the clip's pin in a tray's hole
+        a = float(rng.uniform(0, 2 * math.pi))
+        speck = np.hypot(xx - cx - 0.85 * r * math.cos(a), yy - cy - 0.85 * r * math.sin(a)) < 0.08 * r + 0.5
+        body = np.where(speck[..., None], body * 0.4, body)
+    image = image * (1 - inside) + body * inside
+    return finish(image, rng, style), (cx, cy), diameter
+
+
 _VEIN_COLOURS = (*DIE_COLOURS.values(), (250, 250, 250), (15, 15, 15))
 
 
