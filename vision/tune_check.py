@@ -149,7 +149,7 @@ def measure(
     floor (and second-look trigger), behind ``detector`` (the committed one unless given). Under ``condition``
     only the photos are measured; the jittered crops and rendered dice are then ``None``."""
     faces = load_faces(models)
-    members = [faces, *getattr(faces, "others", [])]
+    members = [faces, *faces.others] if isinstance(faces, MeanOfModels) else [faces]
     records = tune_records(shared)
     on_boxes = DiceRecognizer(detector=FixedDetector(), faces=faces, floor=floor)
     behind_detector = DiceRecognizer(detector=detector or default_detector(), faces=faces, floor=floor)
