@@ -342,3 +342,6 @@ def test_token_crops_are_not_dice_and_only_drawn_when_asked() -> None:
     none, no_labels = token_crops(0, np.random.default_rng(0), size=48)
     assert none.shape == (0, 48, 48, 3) and len(no_labels) == 0
     assert options().parse_args([]).tokens == 0, "the recipe draws no tokens unless asked"
+    assert options().parse_args(["--tokens", "3000"]).tokens == 3000
+    with pytest.raises(SystemExit):
+        options().parse_args(["--tokens", "-5"])

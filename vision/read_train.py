@@ -491,6 +491,13 @@ def _members(text: str) -> int:
     return int(text)
 
 
+def _count(text: str) -> int:
+    """``--tokens``: a count of crops (0 or more), checked when the command line is read."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"takes a count of crops (0 or more), not {text!r}")
+    return int(text)
+
+
 def _share(text: str) -> float:
     """A share of the crops (``--grey``, ``--soften``, ...): checked when the command line is read."""
     try:
@@ -517,7 +524,7 @@ def options() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--tokens",
-        type=int,
+        type=_count,
         default=0,
         help="rendered round things with no pips (tokens, coins, a tray's holes) to train as not a die (default 0: "
         "3000 was tried in the tenth round and not kept, docs/vision.md)",
