@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 
 from vision.colour import Lab, PaletteError, calibrate, load_palette, palette_names
-from vision.conditions import KINDS, parse_condition
+from vision.conditions import known_kinds, parse_condition
 from vision.recognize import DiceRecognizer, ImageError, annotate, load_image
 
 
@@ -59,9 +59,7 @@ def register(subparsers: Any) -> None:
     ev.add_argument(
         "--condition",
         metavar="KIND:AMOUNT",
-        help="measure on the photos as taken under other camera conditions: "
-        + ", ".join(f"{kind} ({lo:g}..{hi:g})" for kind, (_, lo, hi) in KINDS.items())
-        + " (see vision/conditions.py)",
+        help=f"measure on the photos as taken under other camera conditions: {known_kinds()} (vision/conditions.py)",
     )
     ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
     ev.add_argument("--threads", type=int, default=1)

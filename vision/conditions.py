@@ -32,6 +32,11 @@ KINDS: dict[str, tuple[str, float, float]] = {
 }
 
 
+def known_kinds() -> str:
+    """The kinds and their ranges, as error messages and help texts name them: ``scale (0.2..4), ...``."""
+    return ", ".join(f"{kind} ({lo:g}..{hi:g})" for kind, (_, lo, hi) in KINDS.items())
+
+
 class ConditionError(ValueError):
     """A condition that is not ``KIND:AMOUNT`` with a known kind and an amount in its range."""
 
@@ -84,9 +89,8 @@ class Condition:
 def parse_condition(text: str) -> Condition:
     """``KIND:AMOUNT`` as a :class:`Condition`, or :class:`ConditionError` saying what is wrong with it."""
     kind, sep, amount_text = text.partition(":")
-    known = ", ".join(f"{k} ({lo:g}..{hi:g})" for k, (_, lo, hi) in KINDS.items())
     if not sep or kind not in KINDS:
-        raise ConditionError(f"condition {text!r} is not KIND:AMOUNT with a known kind: {known}")
+        raise ConditionError(f"condition {text!r} is not KIND:AMOUNT with a known kind: {known_kinds()}")
     try:
         amount = float(amount_text)
     except ValueError:
