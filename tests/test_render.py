@@ -165,3 +165,41 @@ def test_tokens_are_round_things_without_pips_where_they_are_said_to_be() -> Non
         assert (np.abs(inside - np.median(inside, axis=0)).max(axis=1) > 80).mean() < 0.02
     a, again = render_token(np.random.default_rng(3)), render_token(np.random.default_rng(3))
     assert np.array_equal(a[0], again[0]) and a[1:] == again[1:], "the same seed draws the same token"
+
+
+def test_tokens_in_a_scene_lie_apart_from_the_dice_and_are_not_in_the_truth() -> None:
+    scene = {"size": (640, 640), "n_dice": (10, 10), "side_range": (30, 40), "style": PLAIN}
+    plain, truth = render_scene(np.random.default_rng(4), **scene)  # type: ignore[arg-type]
+    # Off, nothing is drawn from the generator: every seeded scene of the trainers stays as it was.
+    off, truth_off = render_scene(np.random.default_rng(4), **scene, tokens=(0, 0))  # type: ignore[arg-type]
+    assert np.array_equal(plain, off) and truth == truth_off
+    rng = np.random.default_rng(4)
+    with_tokens, truth_tokens = render_scene(rng, **scene, tokens=(4, 4))  # type: ignore[arg-type]
+    assert truth_tokens == truth, "the tokens are drawn after the dice are placed, and are not dice"
+    # Where the image changed, away from every die's box, is where the tokens are: four round blobs.
+    changed = (np.abs(with_tokens.astype(int) - plain.astype(int)).max(axis=2) > 8).astype(np.uint8)
+    for die in truth:
+        x0, y0, x1, y1 = (round(v) for v in die.box)
+        changed[max(0, y0 - 3) : y1 + 3, max(0, x0 - 3) : x1 + 3] = 0
+    _, _, stats, _ = cv2.connectedComponentsWithStats(changed)
+    blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 100]
+    assert len(blobs) == 4
+    for x, y, w, h, area in blobs:
+        assert 0.7 * 30 * 0.9 <= max(w, h) <= 1.5 * 40 * 1.2 and abs(w - h) <= 0.2 * max(w, h)
+        assert area >= 0.6 * w * h, "a disc fills about pi/4 of its box"
+
+
+def test_place_tokens_keeps_them_clear_of_dice_and_of_each_other() -> None:
+    from vision.render import DieSpec, place_tokens
+
+    dice = [DieSpec(value=3, centre=(100.0, 100.0), side=40.0, angle=0.0)]
+    placed = place_tokens(np.random.default_rng(0), 12, dice, (30, 40), 300, 300)
+    assert 1 <= len(placed) <= 12
+    for i, (centre, diameter) in enumerate(placed):
+        assert 0.7 * 30 <= diameter <= 1.5 * 40
+        assert diameter * 0.6 <= centre[0] <= 300 - diameter * 0.6
+        # A disc of that diameter inside its square never reaches the die's square.
+        assert max(abs(centre[0] - 100), abs(centre[1] - 100)) >= (40 + diameter) / 2
+        for other, d in placed[i + 1 :]:
+            assert np.hypot(centre[0] - other[0], centre[1] - other[1]) > (diameter + d) / 2
+    assert place_tokens(np.random.default_rng(0), 3, [], (30, 40), 20, 20) == [], "no room on a tiny table"

@@ -417,6 +417,32 @@ def place_dice(
     return placed
 
 
+def place_tokens(
+    rng: np.random.Generator,
+    count: int,
+    dice: Sequence[DieSpec],
+    side_range: tuple[float, float],
+    width: int,
+    height: int,
+) -> list[tuple[tuple[float, float], float]]:
+    """(centre, diameter) for up to ``count`` round things on the table, clear of the placed ``dice`` and of each
+    other; one that finds no free place is left out."""
+    placed: list[tuple[tuple[float, float], float]] = []
+    for _ in range(count):
+        diameter = float(rng.uniform(0.7, 1.5)) * float(rng.uniform(*side_range))
+        margin = diameter * 0.6
+        if width <= 2 * margin or height <= 2 * margin:
+            continue
+        for _attempt in range(100):
+            centre = (float(rng.uniform(margin, width - margin)), float(rng.uniform(margin, height - margin)))
+            # A die's box with its side faces reaches past its top face: keep a token a little further off.
+            clear = all(_apart(centre, diameter * 1.15, 0.0, die) for die in dice)
+            if clear and all(math.dist(centre, c) > (diameter + d) / 2 + 2 for c, d in placed):
+                placed.append((centre, diameter))
+                break
+    return placed
+
+
 def _apart(centre: tuple[float, float], side: float, angle: float, other: DieSpec) -> bool:
     """True when two squares do not overlap (separating axis test on their four edge normals)."""
     assert other.centre is not None and other.side is not None and other.angle is not None
@@ -481,6 +507,7 @@ def render_scene(
     faint_pips: float = 0.0,
     swirled: float = 0.0,
     translucent: float = 0.0,
+    tokens: tuple[int, int] = (0, 0),
 ) -> tuple[np.ndarray, list[RenderedDie]]:
     """A BGR uint8 image of dice on a table, and the truth of every die drawn.
 
@@ -490,6 +517,8 @@ def render_scene(
     a fraction ``swirled`` of them gets a marbled body (veins of a second body colour or of white or black),
     and a fraction ``translucent`` a see-through body (the bottom face's pips show through the top face).
     Dice that found no free place are left out, so the truth lists exactly the dice in the image.
+    A random number in ``tokens`` of round things with no pips (:func:`draw_token`, 0.7 to 1.5 times a die's
+    size) lie among the dice, apart from them; they are not dice, so the truth does not list them.
     """
     width, height = size
     style = style or random_style(rng)
@@ -515,21 +544,42 @@ def render_scene(
             dice = [_translucent(d, rng) if rng.random() < translucent else d for d in dice]
     specs = place_dice(rng, dice, width, height)
     image = render_surface(rng, width, height, style)
+    if tokens[1] > 0:  # drawn only when asked, so scenes of a seed without tokens are unchanged
+        for centre, diameter in place_tokens(rng, int(rng.integers(tokens[0], tokens[1] + 1)), specs, side_range,
+                                             width, height):
+            draw_token(image, centre, diameter, style, rng)
     truth = [draw_die(image, spec, style, rng) for spec in specs]
     return finish(image, rng, style), truth
 
 
 def render_token(rng: np.random.Generator, size: int = 96) -> tuple[np.ndarray, tuple[float, float], float]:
-    """A round thing with no pips on a table, which a reader must not take for a die: a game's token or counter
-    (a flat disc of any colour, perhaps with a rim), a coin (shaded metal with an embossed ring) or a hole in a
-    tray (darker or lighter than the table, a soft edge, a speck at its rim). Returns the image (``size`` square,
-    a random table and camera), the token's centre and its diameter in pixels."""
+    """A round thing with no pips on a table, which a reader must not take for a die (see :func:`draw_token`).
+    Returns the image (``size`` square, a random table and camera), the token's centre and its diameter in
+    pixels."""
     style = random_style(rng)
     image = render_surface(rng, size, size, style)
     diameter = float(rng.uniform(0.3, 0.6)) * size
-    r = diameter / 2
     cx, cy = (float(v) for v in rng.uniform(size / 2 - 0.1 * size, size / 2 + 0.1 * size, 2))
-    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    draw_token(image, (cx, cy), diameter, style, rng)
+    return finish(image, rng, style), (cx, cy), diameter
+
+
+def draw_token(
+    image: np.ndarray, centre: tuple[float, float], diameter: float, style: SceneStyle, rng: np.random.Generator
+) -> None:
+    """Draw a round thing with no pips onto the float32 table ``image``, in place: a game's token or counter (a
+    flat disc of any colour, perhaps with a rim), a coin (shaded metal with an embossed ring) or a hole in a
+    tray (darker or lighter than the table, a soft edge, a speck at its rim)."""
+    cx, cy = centre
+    r = diameter / 2
+    # Only a window around the token changes (its shadow reaches at most 0.12 diameters further out), and
+    # every pixel outside it would be left exactly as it is, so the window is all that is computed.
+    reach = math.ceil(1.3 * r + 4)
+    h, w = image.shape[:2]
+    x0, x1 = max(0, int(cx) - reach), min(w, int(cx) + reach + 1)
+    y0, y1 = max(0, int(cy) - reach), min(h, int(cy) + reach + 1)
+    window = image[y0:y1, x0:x1]
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     distance = np.hypot(xx - cx, yy - cy)
     edge = float(rng.uniform(0.6, 2.0))  # px of soft edge: antialiasing, focus, a bevel
     inside = np.clip((r - distance) / edge + 0.5, 0, 1)[..., None]
@@ -545,8 +595,8 @@ def render_token(rng: np.random.Generator, size: int = 96) -> tuple[np.ndarray, 
         d = math.radians(style.light_direction)
         shift = float(rng.uniform(0.03, 0.12)) * diameter
         shadow = np.clip((r - np.hypot(xx - cx - shift * math.cos(d), yy - cy - shift * math.sin(d))) / 3 + 0.5, 0, 1)
-        image *= (1 - style.shadow * shadow)[..., None]
-    body = np.broadcast_to(colour, image.shape).astype(np.float32)
+        window *= (1 - style.shadow * shadow)[..., None]
+    body = np.broadcast_to(colour, window.shape).astype(np.float32)
     # Light across the face, and for a coin the shine of metal toward its middle.
     body = body * (1 + float(rng.uniform(-0.15, 0.15)) * ((xx - cx) / r))[..., None]
     if kind == "coin":
@@ -558,8 +608,7 @@ def render_token(rng: np.random.Generator, size: int = 96) -> tuple[np.ndarray, 
         a = float(rng.uniform(0, 2 * math.pi))
         speck = np.hypot(xx - cx - 0.85 * r * math.cos(a), yy - cy - 0.85 * r * math.sin(a)) < 0.08 * r + 0.5
         body = np.where(speck[..., None], body * 0.4, body)
-    image = image * (1 - inside) + body * inside
-    return finish(image, rng, style), (cx, cy), diameter
+    window[:] = window * (1 - inside) + body * inside
 
 
 _VEIN_COLOURS = (*DIE_COLOURS.values(), (250, 250, 250), (15, 15, 15))
