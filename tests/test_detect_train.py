@@ -118,3 +118,13 @@ def test_folding_batch_norm_keeps_the_network_and_onnx_weights_load_back(tmp_pat
     loaded = load_onnx(tmp_path / "m.onnx")
     loaded.eval()
     assert torch.allclose(folded(x), loaded(x), atol=1e-4)
+
+
+def test_rendered_scenes_with_tokens_label_only_the_dice() -> None:
+    from vision.detect_train import rendered_samples
+
+    plain, with_tokens = rendered_samples(1, 7), rendered_samples(1, 7, tokens=4)
+    # The first scene places its dice before its tokens: the same dice, labelled alike (and no token labelled).
+    assert np.array_equal(plain[0].boxes, with_tokens[0].boxes) and len(plain[0].boxes)
+    assert not np.array_equal(plain[0].image(), with_tokens[0].image())
+    assert rendered_samples(1, 7, tokens=0)[0].jpeg == plain[0].jpeg, "no tokens: the recipe's scenes as before"

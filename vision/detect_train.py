@@ -42,6 +42,8 @@ CROP = 160
 MAX_SIDE = 384
 SEED = 0
 MATCH_RULE = "axis-aligned box IoU >= 0.5, one-to-one, strongest first"
+#: Round things with no pips in each held-out rendered scene of the card's ``rendered_tokens`` figures.
+TOKENS_MEASURED = (3, 6)
 
 
 @dataclass
@@ -77,21 +79,28 @@ def real_samples(shared: Path, hold_out_tune: bool = False) -> list[Sample]:
     return out
 
 
-def rendered_samples(count: int, seed: int) -> list[Sample]:
-    """Rendered scenes, kept as JPEG bytes (they already went through a JPEG round trip)."""
+def rendered_samples(
+    count: int, seed: int, tokens: int = 0, faint_pips: float = 0.0, swirled: float = 0.0
+) -> list[Sample]:
+    """Rendered scenes, kept as JPEG bytes (they already went through a JPEG round trip); each with 0 to
+    ``tokens`` round things with no pips on the table (:func:`vision.render.draw_token`), which are not dice,
+    and ``faint_pips`` of the dark dice with pips that barely stand out, ``swirled`` of the dice marbled (as
+    :func:`vision.render.render_scene` draws them)."""
     from vision.render import render_scene
 
     rng = np.random.default_rng(seed)
     out = []
+    among = (0, tokens)
     for i in range(count):
         kind = i % 10
         if kind < 5:
-            image, truth = render_scene(rng, size=(640, 640), side_range=(20, 60), cocked_fraction=0.05)
+            image, truth = render_scene(rng, size=(640, 640), side_range=(20, 60), cocked_fraction=0.05, tokens=among,
+                                        faint_pips=faint_pips, swirled=swirled)
         elif kind < 9:
             image, truth = render_scene(rng, size=(1280, 960), n_dice=(1, 12), side_range=(40, 90),
-                                        cocked_fraction=0.05)
+                                        cocked_fraction=0.05, tokens=among, faint_pips=faint_pips, swirled=swirled)
         else:
-            image, truth = render_scene(rng, size=(640, 480), n_dice=(0, 0))
+            image, truth = render_scene(rng, size=(640, 480), n_dice=(0, 0), tokens=among)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         assert ok
         boxes = np.array([[*d.box, d.angle % 90] for d in truth], np.float32).reshape(-1, 5)
@@ -398,9 +407,11 @@ def write_card(models_dir: Path, metrics: dict[str, Any], training: dict[str, An
     (models_dir / "dice-detect.card.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
 
 
-def rendered_records(count: int, seed: int) -> list[tuple[np.ndarray, list[tuple[float, float, float, float]],
-                                                              list[float]]]:
-    """Held-out rendered scenes (seeds apart from the training pool): image, boxes, angles of flat dice."""
+def rendered_records(count: int, seed: int, tokens: tuple[int, int] = (0, 0)) -> list[
+    tuple[np.ndarray, list[tuple[float, float, float, float]], list[float]]
+]:
+    """Held-out rendered scenes (seeds apart from the training pool): image, boxes, angles of flat dice; with a
+    number in ``tokens`` of round things that are not dice on the table."""
     from vision.render import render_scene
 
     out = []
@@ -408,20 +419,24 @@ def rendered_records(count: int, seed: int) -> list[tuple[np.ndarray, list[tuple
         rng = np.random.default_rng(seed + i)
         if i % 2:
             image, truth = render_scene(rng, size=(1280, 960), n_dice=(1, 12), side_range=(40, 90),
-                                        cocked_fraction=0.05)
+                                        cocked_fraction=0.05, tokens=tokens)
         else:
-            image, truth = render_scene(rng, size=(640, 640), side_range=(20, 60), cocked_fraction=0.05)
+            image, truth = render_scene(rng, size=(640, 640), side_range=(20, 60), cocked_fraction=0.05,
+                                        tokens=tokens)
         out.append((image, [d.box for d in truth], [math.nan if d.cocked else d.angle % 90 for d in truth]))
     return out
 
 
-def evaluate_rendered(detector: Any, count: int = 40, seed: int = 5000) -> dict[str, Any]:
-    """Precision, recall and rotation error (degrees, flat dice) on held-out rendered scenes."""
+def evaluate_rendered(
+    detector: Any, count: int = 40, seed: int = 5000, tokens: tuple[int, int] = (0, 0)
+) -> dict[str, Any]:
+    """Precision, recall and rotation error (degrees, flat dice) on held-out rendered scenes, with a number in
+    ``tokens`` of round things that are not dice in each (every find on one is a false find)."""
     from vision.detect_eval import score_image, summarise
 
     tp = fp = fn = 0
     errors: list[float] = []
-    for image, boxes, angles in rendered_records(count, seed):
+    for image, boxes, angles in rendered_records(count, seed, tokens):
         found = detector.find(image)
         result = score_image(found, boxes)
         tp, fp, fn = tp + len(result["pairs"]), fp + len(result["false"]), fn + len(result["misses"])
@@ -454,6 +469,7 @@ def evaluate_all(models_dir: Path, shared: Path, threshold: float) -> dict[str, 
             out[name + "_centre"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items()
                                      if k != "per_image"}
     out["rendered"] = evaluate_rendered(det)
+    out["rendered_tokens"] = {**evaluate_rendered(det, seed=6000, tokens=TOKENS_MEASURED), "tokens": TOKENS_MEASURED}
     return out
 
 
@@ -514,6 +530,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fine-steps", type=int, default=800, help="fine-tuning steps (default 800)")
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--rendered", type=int, default=150, help="rendered scenes in the pool")
+    parser.add_argument(
+        "--tokens",
+        type=int,
+        default=0,
+        help="up to this many round things with no pips (tokens, coins, a tray's holes) on each rendered scene, "
+        "which are not dice (default 0)",
+    )
+    parser.add_argument("--faint-pips", type=float, default=0.0,
+                        help="share of the rendered dark dice drawn with pips that barely stand out (default 0)")
+    parser.add_argument("--swirled", type=float, default=0.0,
+                        help="share of the rendered dice drawn with marbled bodies (default 0)")
     parser.add_argument("--lr", type=float, default=4e-3)
     parser.add_argument("--fine-lr", type=float, default=5e-4)
     parser.add_argument("--models-dir", type=Path, default=MODELS_DIR)
@@ -546,7 +573,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)  # two OpenMP threads spin-wait badly on a shared machine
     cv2.setNumThreads(1)
     started = time.time()
-    samples = real_samples(args.shared, args.hold_out_tune) + rendered_samples(args.rendered, SEED + 1)
+    samples = real_samples(args.shared, args.hold_out_tune) + rendered_samples(
+        args.rendered, SEED + 1, args.tokens, args.faint_pips, args.swirled
+    )
     counts = {k: sum(1 for s in samples if s.source == k) for k in MAIN_SHARE}
     if args.fine_tune_from:
         net = load_onnx(args.fine_tune_from)
@@ -566,11 +595,13 @@ def main(argv: list[str] | None = None) -> int:
     training = {
         "data": f"rune55 (all {counts['rune55']}), byler train split ({counts['byler']}"
         f"{', tune fold held out' if args.hold_out_tune else ''}), "
-        f"{counts['render']} rendered scenes (vision.render, seed {SEED + 1}); augmented crops "
+        f"{counts['render']} rendered scenes (vision.render, seed {SEED + 1}"
+        f"{f', 0 to {args.tokens} round things that are not dice on each' if args.tokens else ''}); augmented crops "
         f"({CROP} px main phase, {FINE_CROP} px fine-tuning)",
         "command": "make train (python -m vision.detect_train)",
-        "seed": SEED, "steps": args.steps, "fine_steps": args.fine_steps, "batch": args.batch, "lr": args.lr,
-        "fine_lr": args.fine_lr, "minutes": round((time.time() - started) / 60, 1),
+        "seed": SEED, "tokens": args.tokens, "faint_pips": args.faint_pips, "swirled": args.swirled,
+        "steps": args.steps, "fine_steps": args.fine_steps, "batch": args.batch, "lr": args.lr, "fine_lr": args.fine_lr,
+        "minutes": round((time.time() - started) / 60, 1),
     }
     if args.hold_out_tune:
         training["tune_fold_held_out"] = True
