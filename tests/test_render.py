@@ -184,7 +184,7 @@ def test_tokens_in_a_scene_lie_apart_from_the_dice_and_are_not_in_the_truth() ->
     _, _, stats, _ = cv2.connectedComponentsWithStats(changed)
     blobs = [s for s in stats[1:] if s[cv2.CC_STAT_AREA] > 100]
     assert len(blobs) == 4
-    for x, y, w, h, area in blobs:
+    for _x, _y, w, h, area in blobs:
         assert 0.7 * 30 * 0.9 <= max(w, h) <= 1.5 * 40 * 1.2 and abs(w - h) <= 0.2 * max(w, h)
         assert area >= 0.6 * w * h, "a disc fills about pi/4 of its box"
 
