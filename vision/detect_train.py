@@ -533,19 +533,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tokens",
         type=int,
-        default=0,
+        default=4,
         help="up to this many round things with no pips (tokens, coins, a tray's holes) on each rendered scene, "
-        "which are not dice (default 0)",
+        "which are not dice (default 4, since the eleventh round; 0 before)",
     )
-    parser.add_argument("--faint-pips", type=float, default=0.0,
-                        help="share of the rendered dark dice drawn with pips that barely stand out (default 0)")
-    parser.add_argument("--swirled", type=float, default=0.0,
-                        help="share of the rendered dice drawn with marbled bodies (default 0)")
+    parser.add_argument("--faint-pips", type=float, default=0.5,
+                        help="share of the rendered dark dice drawn with pips that barely stand out (default 0.5, "
+                        "as the face trainer's, since the eleventh round; 0 before)")
+    parser.add_argument("--swirled", type=float, default=0.3,
+                        help="share of the rendered dice drawn with marbled bodies (default 0.3, as the face "
+                        "trainer's, since the eleventh round; 0 before)")
     parser.add_argument("--lr", type=float, default=4e-3)
     parser.add_argument("--fine-lr", type=float, default=5e-4)
     parser.add_argument("--models-dir", type=Path, default=MODELS_DIR)
     parser.add_argument("--shared", type=Path, default=SHARED)
-    parser.add_argument("--threshold", type=float, default=0.5, help="heat threshold written to the card")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.45,
+        help="heat threshold written to the card (default 0.45: chosen on the tune fold with the eleventh round's "
+        "recipe; 0.5 before)",
+    )
     parser.add_argument("--snapshots", type=Path, help="also export the network here every 200 steps")
     parser.add_argument("--fine-tune-from", type=Path,
                         help="skip the main phase: fine-tune the weights of this exported dice-detect.onnx")
