@@ -2,7 +2,10 @@
 
 Data: every Rune55 photo, the Byler *train* split (never the val split, see :mod:`vision.splits`) and
 scenes drawn by :mod:`vision.render` (640x640 with 20-60 px dice and 1280x960 with 40-90 px dice, as
-the camera sees them; a few with no dice at all). Each training sample is a 160x160 crop of one image,
+the camera sees them; a few with no dice at all), with round things that are not dice among the dice (tokens,
+coins, a tray's holes: the detector must pass over them) and dark dice with faint pips and marbled dice (so a
+die with little on its face is still a die: a blank round thing and a faint-pipped die differ by their shape).
+Each training sample is a 160x160 crop of one image,
 scaled so that its dice measure 10 to 64 px (sometimes up to 110 px), with width and height scaled
 apart by up to 15% (Rune55's table photos are squashed), one of the eight flips/quarter turns, colour
 jitter, grey-scale, blur, noise and a JPEG round trip. Real labels are axis-aligned boxes, so real
