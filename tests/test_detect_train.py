@@ -128,3 +128,20 @@ def test_rendered_scenes_with_tokens_label_only_the_dice() -> None:
     assert np.array_equal(plain[0].boxes, with_tokens[0].boxes) and len(plain[0].boxes)
     assert not np.array_equal(plain[0].image(), with_tokens[0].image())
     assert rendered_samples(1, 7, tokens=0)[0].jpeg == plain[0].jpeg, "no tokens: the recipe's scenes as before"
+
+
+@pytest.mark.parametrize(("option", "bad", "said"), [
+    ("--tokens", "-1", "takes a count (0 or more)"),
+    ("--tokens", "many", "takes a count (0 or more)"),
+    ("--faint-pips", "1.5", "takes a share from 0 to 1"),
+    ("--swirled", "half", "takes a share from 0 to 1"),
+])
+def test_the_command_line_refuses_bad_scene_options(
+    option: str, bad: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.detect_train import main
+
+    with pytest.raises(SystemExit) as stop:  # before anything is read or trained
+        main([option, bad])
+    assert stop.value.code == 2
+    assert f"{option}: {said}, not '{bad}'" in capsys.readouterr().err

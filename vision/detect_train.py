@@ -37,6 +37,7 @@ import numpy as np
 
 from models import MODELS_DIR
 from vision.detect import PAD_VALUE, STRIDE
+from vision.read_train import count_arg, share_arg
 from vision.splits import byler_records, fold_of, manifest_path, read_manifest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -535,15 +536,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rendered", type=int, default=150, help="rendered scenes in the pool")
     parser.add_argument(
         "--tokens",
-        type=int,
+        type=count_arg,
         default=4,
         help="up to this many round things with no pips (tokens, coins, a tray's holes) on each rendered scene, "
         "which are not dice (default 4, since the eleventh round; 0 before)",
     )
-    parser.add_argument("--faint-pips", type=float, default=0.5,
+    parser.add_argument("--faint-pips", type=share_arg, default=0.5,
                         help="share of the rendered dark dice drawn with pips that barely stand out (default 0.5, "
                         "as the face trainer's, since the eleventh round; 0 before)")
-    parser.add_argument("--swirled", type=float, default=0.3,
+    parser.add_argument("--swirled", type=share_arg, default=0.3,
                         help="share of the rendered dice drawn with marbled bodies (default 0.3, as the face "
                         "trainer's, since the eleventh round; 0 before)")
     parser.add_argument("--lr", type=float, default=4e-3)

@@ -491,15 +491,15 @@ def _members(text: str) -> int:
     return int(text)
 
 
-def _count(text: str) -> int:
-    """``--tokens``: a count of crops (0 or more), checked when the command line is read."""
+def count_arg(text: str) -> int:
+    """A count (``--tokens``), 0 or more: checked when the command line is read."""
     if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"takes a count of crops (0 or more), not {text!r}")
+        raise argparse.ArgumentTypeError(f"takes a count (0 or more), not {text!r}")
     return int(text)
 
 
-def _share(text: str) -> float:
-    """A share of the crops (``--grey``, ``--soften``, ...): checked when the command line is read."""
+def share_arg(text: str) -> float:
+    """A share from 0 to 1 (``--grey``, ``--soften``, ...): checked when the command line is read."""
     try:
         value = float(text)
     except ValueError:
@@ -524,7 +524,7 @@ def options() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--tokens",
-        type=_count,
+        type=count_arg,
         default=0,
         help="rendered round things with no pips (tokens, coins, a tray's holes) to train as not a die (default 0: "
         "3000 was tried in the tenth round and not kept, docs/vision.md)",
@@ -534,19 +534,19 @@ def options() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--faint-pips",
-        type=_share,
+        type=share_arg,
         default=0.5,
         help="share of dark rendered dice drawn with low-contrast pips (default 0.5: chosen on the tune fold)",
     )
     parser.add_argument(
         "--swirled",
-        type=_share,
+        type=share_arg,
         default=0.3,
         help="share of rendered dice drawn with marbled bodies (default 0.3: chosen on the tune fold)",
     )
     parser.add_argument(
         "--translucent",
-        type=_share,
+        type=share_arg,
         default=0.0,
         help="share of rendered dice drawn see-through, the far face's pips showing through the top face "
         "(default 0: 0.3 was tried with three seeds on the tune fold and did not help)",
@@ -575,14 +575,14 @@ def options() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--grey",
-        type=_share,
+        type=share_arg,
         default=0.0,
         help="share of each batch's crops shown without colour (default 0: keeps the colour of red pips on blue; "
         "was 0.25 until the sixth round)",
     )
     parser.add_argument(
         "--soften",
-        type=_share,
+        type=share_arg,
         default=0.3,
         help="share of each batch's crops shrunk and enlarged back, like a softer photo (default 0.3; was 0 until "
         "the sixth round)",
