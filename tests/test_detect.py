@@ -12,9 +12,11 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.render
 from models import MODELS_DIR
 from vision.detect import DetectorInputError, DiceDetector, edge_angle, letterbox, merge_close, side_from_box
 from vision.detect_eval import evaluate_detector, score_image
+from vision.detect_train import rendered_records
 from vision.modelcard import ModelCardError
 from vision.render import random_die, render_scene
 from vision.splits import byler_records
@@ -140,9 +142,6 @@ def test_round_things_among_the_dice_are_mostly_passed_over(
 ) -> None:
     # Held-out scenes (seeds apart from the trainer's) with 3 to 6 tokens, coins or holes each. The detector before
     # the eleventh round took 41 of these 51 round things for dice; this one about a third, with as many dice found.
-    import vision.render
-    from vision.detect_train import rendered_records
-
     placed: list[tuple[tuple[float, float], float]] = []
     place = vision.render.place_tokens
 

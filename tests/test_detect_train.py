@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from vision.detect import STRIDE
 from vision.detect_eval import iou, match, summarise
-from vision.detect_train import CROP, Sample, augment, targets
+from vision.detect_train import CROP, Sample, augment, main, rendered_samples, targets
 
 
 def _sample_with_squares() -> tuple[Sample, np.ndarray]:
@@ -121,8 +121,6 @@ def test_folding_batch_norm_keeps_the_network_and_onnx_weights_load_back(tmp_pat
 
 
 def test_rendered_scenes_with_tokens_label_only_the_dice() -> None:
-    from vision.detect_train import rendered_samples
-
     plain, with_tokens = rendered_samples(1, 7), rendered_samples(1, 7, tokens=4)
     # The first scene places its dice before its tokens: the same dice, labelled alike (and no token labelled).
     assert np.array_equal(plain[0].boxes, with_tokens[0].boxes) and len(plain[0].boxes)
@@ -139,8 +137,6 @@ def test_rendered_scenes_with_tokens_label_only_the_dice() -> None:
 def test_the_command_line_refuses_bad_scene_options(
     option: str, bad: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vision.detect_train import main
-
     with pytest.raises(SystemExit) as stop:  # before anything is read or trained
         main([option, bad])
     assert stop.value.code == 2

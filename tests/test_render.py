@@ -6,7 +6,17 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import SIDE_RING, DieSpec, SceneStyle, SeeThrough, far_pips, marble_veins, render_scene, render_token
+from vision.render import (
+    SIDE_RING,
+    DieSpec,
+    SceneStyle,
+    SeeThrough,
+    far_pips,
+    marble_veins,
+    place_tokens,
+    render_scene,
+    render_token,
+)
 
 PLAIN = SceneStyle(surface=(200, 200, 200), grain=0, light_gradient=0, shadow=0, camera_height=50, blur=0,
                    noise=0, jpeg_quality=100)
@@ -190,8 +200,6 @@ def test_tokens_in_a_scene_lie_apart_from_the_dice_and_are_not_in_the_truth() ->
 
 
 def test_place_tokens_keeps_them_clear_of_dice_and_of_each_other() -> None:
-    from vision.render import DieSpec, place_tokens
-
     dice = [DieSpec(value=3, centre=(100.0, 100.0), side=40.0, angle=0.0)]
     placed = place_tokens(np.random.default_rng(0), 12, dice, (30, 40), 300, 300)
     assert 1 <= len(placed) <= 12
