@@ -13,18 +13,30 @@ from engine.errors import (
     InvalidActionError,
     InvalidStateError,
 )
-from engine.game import Game, PlayerScore, RuleOption, Score, Status, find_game, register
+from engine.game import (
+    ChancePrompt,
+    Game,
+    LegalAction,
+    PlayerScore,
+    RuleOption,
+    Score,
+    Status,
+    find_game,
+    register,
+)
 
 __all__ = [
     "FACES",
     "PALETTES",
     "AmbiguousActionError",
+    "ChancePrompt",
     "Die",
     "Game",
     "GameError",
     "IllegalActionError",
     "InvalidActionError",
     "InvalidStateError",
+    "LegalAction",
     "PlayerScore",
     "RuleOption",
     "Score",

@@ -81,6 +81,28 @@ class Status:
         return not self.defects
 
 
+@dataclass(frozen=True)
+class LegalAction:
+    """One legal action as the page and the panel show it: the engine's notation (what
+    :meth:`Game.parse_action` reads back), words a player reads, and a group to lay buttons out by
+    (for example ``"take"``, ``"place"``, ``"skill"``, ``"category"``)."""
+
+    text: str
+    label: str
+    group: str
+
+
+@dataclass(frozen=True)
+class ChancePrompt:
+    """What the players should enter when chance is awaited (a roll, a revealed domino, a drawn gem):
+    ``what`` in words, an ``example`` in the engine's notation that :meth:`Game.parse_action` accepts,
+    and the ``group`` the entry belongs to."""
+
+    what: str
+    example: str
+    group: str = "chance"
+
+
 class Game(ABC, Generic[S, A]):
     """One game's rules. Subclasses set the class attributes and implement the abstract methods."""
 
@@ -164,6 +186,27 @@ class Game(ABC, Generic[S, A]):
     @abstractmethod
     def parse_action(self, text: str, state: S | None = None) -> A:
         """Rebuild an action from its text; raise InvalidActionError quoting ``text`` if it means nothing."""
+
+    # --- what the players read ---------------------------------------------------------------
+    def describe(self, state: S, action: A) -> LegalAction:
+        """``action`` for the page: its text, words and group. Games override this with their own words;
+        the default shows the notation and groups by the action's class."""
+        return LegalAction(self.action_text(action), self.action_text(action), type(action).__name__.lower())
+
+    def legal(self, state: S) -> list[LegalAction]:
+        """Every legal decision now, described for the players (empty when chance is awaited)."""
+        return [self.describe(state, action) for action in self.legal_actions(state)]
+
+    def chance_prompt(self, state: S) -> ChancePrompt | None:
+        """What the players should enter when chance is awaited, or None when a decision (or nothing) is.
+
+        The default shows one outcome drawn from a fixed generator as the example, so the notation is
+        always one the game accepts; games override it to say in words what is awaited."""
+        if self.status(state).awaiting != "chance":
+            return None
+        example = self.random_chance(state, random.Random(0))
+        return ChancePrompt(f"enter the outcome ({self.describe(state, example).label})",
+                            self.action_text(example))
 
     def check_state(self, state: S) -> S:
         """Raise InvalidStateError listing the defects of ``state``, or return it."""
