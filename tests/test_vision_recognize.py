@@ -52,7 +52,7 @@ def test_real_photos_every_die_right_or_unsure(reader: DiceRecognizer) -> None:
     assert summary["face_accuracy"] >= 0.97
     # At most about one die in ten asked about: 5 of these 55 on the Intel Xeon the models were measured on, 6 on
     # an AMD EPYC (the 8-bit face model's kernels differ between x86 CPUs, so one die's confidence crosses the floor).
-    assert summary["unsure_rate"] <= 6 / 55 + 1e-9
+    assert summary["unsure_rate"] <= 0.11  # rounded to 4 places: 6 / 55 is 0.1091
 
 
 @pytest.mark.skipif(not HAVE_DETECTOR, reason="vision.detect is not in this build yet")
