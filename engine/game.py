@@ -193,6 +193,10 @@ class Game(ABC, Generic[S, A]):
         the default shows the notation and groups by the action's class."""
         return LegalAction(self.action_text(action), self.action_text(action), type(action).__name__.lower())
 
+    def part_title(self, part: str) -> str:
+        """The words for one part of a score's breakdown (a category, a source of points)."""
+        return part
+
     def legal(self, state: S) -> list[LegalAction]:
         """Every legal decision now, described for the players (empty when chance is awaited)."""
         return [self.describe(state, action) for action in self.legal_actions(state)]
