@@ -110,7 +110,7 @@ class Pipeline:
             elif kind == "correct":
                 # A die is named by where it lies ("at": [x, y], as a player points at it) or by its index.
                 at = item.get("at")
-                index = self.session.die_at(float(at[0]), float(at[1])) if at is not None else int(item["index"])
+                index = self.session.reading_at(float(at[0]), float(at[1])) if at is not None else int(item["index"])
                 self.session.correct(index, int(item["value"]))
             elif kind == "confirm":
                 self.session.confirm_table()

@@ -58,7 +58,7 @@ def _one_run(frames: Iterable[Frame], reader: Reader, reads: list[float]) -> tup
 
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp, \
             Appliance(config, None, timed_reader, state_dir=Path(tmp)) as app:
-        app.session.new_game(["Anna", "Ben"], {}, mode="camera")
+        app.session.new_game(["Anna", "Ben"], {}, game="pasa", mode="camera")
         address = app.start_web("127.0.0.1", 0)
         port = int(address.rstrip("/").rsplit(":", 1)[1])
         started: dict[int, float] = {}

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS games (
     options TEXT NOT NULL,
     mode TEXT NOT NULL,
     created REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    seed INTEGER
 );
 CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY,
@@ -55,6 +56,7 @@ class GameRecord:
     finished: float | None
     actions: tuple[str, ...]  # each the game's action JSON
     origins: tuple[str, ...]
+    seed: int | None = None  # the set-up's seed (a quarry, a deck), so the set-up is rebuilt exactly
 
 
 class EventLog:
@@ -68,6 +70,9 @@ class EventLog:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(SCHEMA)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(games)")}
+            if "seed" not in columns:  # a log written before set-ups had seeds
+                self._db.execute("ALTER TABLE games ADD COLUMN seed INTEGER")
         except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"cannot open the event log {str(self.path)!r}: {exc}") from None
         self._lock = threading.Lock()
@@ -90,10 +95,12 @@ class EventLog:
                 raise StorageError(f"cannot write the event log {str(self.path)!r}: {exc}") from None
             return int(cursor.lastrowid or 0)
 
-    def new_game(self, game: str, players: Sequence[str], options: Mapping[str, str], mode: str) -> int:
+    def new_game(
+        self, game: str, players: Sequence[str], options: Mapping[str, str], mode: str, seed: int | None = None
+    ) -> int:
         return self._write(
-            "INSERT INTO games (game, players, options, mode, created) VALUES (?, ?, ?, ?, ?)",
-            (game, json.dumps(list(players)), json.dumps(dict(options), sort_keys=True), mode, time.time()),
+            "INSERT INTO games (game, players, options, mode, created, seed) VALUES (?, ?, ?, ?, ?, ?)",
+            (game, json.dumps(list(players)), json.dumps(dict(options), sort_keys=True), mode, time.time(), seed),
         )
 
     def append(self, game_id: int, action_json: str, origin: str, frame: int | None = None) -> int:
@@ -108,6 +115,36 @@ class EventLog:
             "INSERT INTO events (game_id, kind, action, origin, frame, at) VALUES (?, 'undo', NULL, ?, ?, ?)",
             (game_id, origin, frame, time.time()),
         )
+
+    def amend(
+        self, game_id: int, undo: int, actions: Sequence[tuple[str, str]], origin: str, frame: int | None = None
+    ) -> None:
+        """Cancel the latest ``undo`` actions (an undo event from ``origin`` each) and append ``actions``
+        ((JSON, origin) pairs) in one transaction: a correction of an earlier reading is in the log whole or
+        not at all."""
+        now = time.time()
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    for _ in range(undo):
+                        self._db.execute(
+                            "INSERT INTO events (game_id, kind, action, origin, frame, at) "
+                            "VALUES (?, 'undo', NULL, ?, ?, ?)",
+                            (game_id, origin, frame, now),
+                        )
+                    for action_json, origin in actions:
+                        self._db.execute(
+                            "INSERT INTO events (game_id, kind, action, origin, frame, at) "
+                            "VALUES (?, 'action', ?, ?, ?, ?)",
+                            (game_id, action_json, origin, frame, now),
+                        )
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot write the event log {str(self.path)!r}: {exc}") from None
 
     def last_frame(self, game_id: int) -> int | None:
         """The highest source frame index any event of the game came from (None: none recorded)."""
@@ -133,11 +170,11 @@ class EventLog:
 
     def game(self, game_id: int) -> GameRecord:
         rows = self._query(
-            "SELECT id, game, players, options, mode, created, finished FROM games WHERE id = ?", (game_id,)
+            "SELECT id, game, players, options, mode, created, finished, seed FROM games WHERE id = ?", (game_id,)
         )
         if not rows:
             raise StorageError(f"no game {game_id} in the event log")
-        gid, name, players, options, mode, created, finished = rows[0]
+        gid, name, players, options, mode, created, finished, seed = rows[0]
         actions: list[tuple[str, str]] = []
         for kind, action, origin in self._query(
             "SELECT kind, action, origin FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
@@ -157,6 +194,7 @@ class EventLog:
             finished=finished,
             actions=tuple(a for a, _ in actions),
             origins=tuple(o for _, o in actions),
+            seed=seed,
         )
 
     def check(self) -> str:

@@ -1,14 +1,14 @@
 """The game session: turns settled camera readings, button presses and page requests into engine actions.
 
-The engine decides everything (legality, scores, advice); the session only asks it. Every accepted
-action goes to the event log first, then into the in-memory state, then out to the hub (page, LEDs).
-At start the state is rebuilt from the log, so a restart resumes the same game. Undo is an event in
-the log. What the camera saw but could not accept (a cocked or unsure die, a wrong number of dice, an
-illegal change) stays *pending* with a warning until the table is fixed, a die is corrected on the page,
-or someone presses CONFIRM.
-
-Game-specific knowledge (which action a new roll is, what the live view shows) lives in a
-:class:`device.adapters.TableAdapter`; this module is the same for every game.
+The engine decides everything (legality, scores, advice); the session only asks it, through the running
+game's table adapter (:mod:`device.tables`), and is the same for every game. Every accepted action goes
+to the event log first, then into the in-memory state, then out to the hub (page, LEDs). At start the
+state is rebuilt from the log, so a restart resumes the same game; a logged game that cannot be rebuilt is
+reported and skipped, never a reason not to start. Undo is an event in the log. What the camera saw but
+could not accept (a doubtful reading, an illegal change) stays *pending* with the adapter's problems until
+the table is fixed, a reading is corrected on the page, or someone presses CONFIRM. A correction of a reading
+that was already accepted replaces the action it explained (and keeps the decisions taken since, where they
+are still legal) until the table explains a newer action.
 """
 
 from __future__ import annotations
@@ -20,15 +20,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from device.adapters import TableAdapter, adapter_for
 from device.errors import SessionError
 from device.eventlog import EventLog, GameRecord
 from device.hub import Hub
+from device.tables import TableAdapter, adapter_for, catalog
 from engine.errors import GameError
 from engine.game import Game, find_game
 from vision.types import DieReading
 
 MODES = ("camera", "offline")
+#: Player names: what fits on the page and the panel's log lines.
+NAME_MAX = 24
+SEED_MAX = 2**63 - 1
+#: Where an action came from when it was explained by the table (a correction may replace it).
+TABLE_ORIGINS = ("camera", "players")
 
 
 class Button:
@@ -38,19 +43,37 @@ class Button:
     ALL = ("confirm", "undo", "next")
 
 
+class SetupError(SessionError):
+    """A set-up request the session refuses; ``field`` names the part of the request that is wrong."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotPairedError(SessionError):
+    """A change asked for by a browser that is not paired (HTTP 403)."""
+
+    http_status = 403
+
+
+class NothingPendingError(SessionError):
+    """CONFIRM on the page with nothing on the table waiting for it (HTTP 409)."""
+
+    http_status = 409
+
+
 @dataclass
 class Table:
-    """What lies on the table as last read, and whether it is accepted or waits for the players."""
+    """What lies on the table as last read (the adapter's observation), whether it is accepted or waits
+    for the players, and which logged action it explained (so that a correction can replace it)."""
 
-    dice: list[DieReading] = field(default_factory=list)
-    corrections: dict[int, int] = field(default_factory=dict)
-    confirmed: bool = False
+    seen: Any = None
+    readings: tuple[Any, ...] = ()
     pending: bool = False
     problems: list[str] = field(default_factory=list)
     moved: bool = False
-
-    def values(self) -> tuple[int, ...]:
-        return tuple(self.corrections.get(i, d.value) for i, d in enumerate(self.dice))
+    explained: int | None = None  # index in the game's actions of the first action this reading explained
 
 
 @dataclass
@@ -58,6 +81,15 @@ class Pairing:
     token: str
     asked: float
     approved: bool = False
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One accepted action, as the session keeps it: the action, where it came from, and in words."""
+
+    action: Any
+    origin: str
+    words: str
 
 
 class GameSession:
@@ -80,11 +112,11 @@ class GameSession:
         self.adapter: TableAdapter | None = None
         self.record: GameRecord | None = None
         self.state: Any = None
-        self.actions: list[Any] = []
-        self.origins: list[str] = []
+        self.history: list[Logged] = []
         self.table = Table()
         self.warnings: list[str] = []
-        self.selection: str | None = None  # the category the NEXT button points at
+        #: Why the latest logged game could not be resumed (shown on the page until a game is set up).
+        self.setup_problem: str | None = None
         self.camera: dict[str, Any] = {"status": "none", "detail": "no camera", "fps": 0.0, "source": None}
         self.panel: dict[str, Any] = {"mode": "none", "leds": {"ready": "off", "attention": "off"}}
         self.tracking = "idle"  # "moving", "still", "idle"
@@ -93,40 +125,107 @@ class GameSession:
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         #: The frame being processed when an action is accepted (logged with it; lets a replay resume).
         self.frame_ref: int | None = None
+        self._catalog: list[dict[str, Any]] | None = None
+
+    @property
+    def actions(self) -> list[Any]:
+        return [h.action for h in self.history]
+
+    @property
+    def origins(self) -> list[str]:
+        return [h.origin for h in self.history]
 
     # --- games ------------------------------------------------------------------------------
+    def catalog(self) -> list[dict[str, Any]]:
+        """Every game on offer (:func:`device.tables.catalog`), computed once."""
+        if self._catalog is None:
+            self._catalog = catalog()
+        return self._catalog
+
     def resume(self) -> bool:
-        """Rebuild the latest game from the log; False when the log has none."""
+        """Rebuild the latest game from the log; False when the log has none or it cannot be rebuilt
+        (then :attr:`setup_problem` says why, and the page asks for a new game)."""
         with self._lock:
             game_id = self.log.latest_game_id()
             if game_id is None:
                 self.publish()
                 return False
-            self._load(self.log.game(game_id))
+            record = self.log.game(game_id)
+            try:
+                self._load(record)
+            except (GameError, SessionError, ValueError, KeyError, TypeError) as exc:
+                self._unload()
+                self.setup_problem = (f"game {record.id} ({record.game}) in the event log cannot be resumed: {exc}; "
+                                      "set up a new game")
+                self.publish()
+                return False
             self.publish()
             return True
 
+    def _unload(self) -> None:
+        self.game = self.adapter = self.record = self.state = None
+        self.history = []
+        self.table = Table()
+
     def _load(self, record: GameRecord) -> None:
-        game, state, actions = replay_record(record)
-        self.game, self.record, self.state = game, record, state
-        self.adapter = self._adapter_factory(game)
-        self.actions, self.origins = actions, list(record.origins)
+        game = find_game(record.game)
+        adapter = self._adapter_factory(game)
+        state, history = replay_history(game, record)
+        self.game, self.adapter, self.record, self.state, self.history = game, adapter, record, state, history
         self.table = Table()
         self.warnings = []
-        self.selection = None
+        self.setup_problem = None
+
+    def check_setup(
+        self, game: object, players: object, options: object = None, mode: object = "camera", seed: object = None,
+    ) -> tuple[Game[Any, Any], tuple[str, ...], dict[str, str], str, int | None]:
+        """Every part of a set-up request checked (SetupError naming the field), before anything is written."""
+        if not isinstance(game, str) or not game.strip():
+            raise SetupError("game", f"'game' must be a game's name; games: {_names(self.catalog())}")
+        try:
+            rules = find_game(game.strip())
+        except ValueError as exc:
+            raise SetupError("game", str(exc)) from None
+        if not isinstance(players, (list, tuple)) or not all(isinstance(p, str) for p in players):
+            raise SetupError("players", "'players' must be a list of names")
+        names = tuple(p.strip() for p in players)
+        for name in names:
+            if not 1 <= len(name) <= NAME_MAX or not name.isprintable():
+                raise SetupError("players", f"player name {name!r} must be 1 to {NAME_MAX} printable characters")
+        if len(set(n.casefold() for n in names)) != len(names):
+            raise SetupError("players", f"player names must be different, got {', '.join(names)}")
+        if not rules.min_players <= len(names) <= rules.max_players:
+            raise SetupError("players", f"{rules.title} takes {rules.min_players} to {rules.max_players} players, "
+                                        f"got {len(names)}")
+        if options is None:
+            options = {}
+        if not isinstance(options, Mapping) or not all(isinstance(v, str) for v in options.values()):
+            raise SetupError("options", "'options' must map rule option names to values (text)")
+        try:
+            resolved = rules.resolve_options({str(k): v for k, v in options.items()})
+        except GameError as exc:
+            raise SetupError("options", str(exc)) from None
+        if mode not in MODES:
+            raise SetupError("mode", f"mode {mode!r} is not one of {', '.join(MODES)}")
+        entry = next((g for g in self.catalog() if g["name"] == rules.name), None)
+        if mode == "camera" and (entry is None or entry["live"] != "camera"):
+            raise SetupError("mode", f"the camera cannot read {rules.title} yet: play it in offline mode")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX):
+            raise SetupError("seed", f"'seed' must be a whole number from 0 to {SEED_MAX}, got {seed!r}")
+        try:
+            rules.initial_state(names, resolved, seed=seed)
+            self._adapter_factory(rules)
+        except (GameError, SessionError) as exc:
+            raise SetupError(None, f"{rules.title} cannot be set up so: {exc}") from None
+        return rules, names, resolved, str(mode), seed
 
     def new_game(
-        self, players: Sequence[str], options: Mapping[str, str] | None = None, *, game: str = "pasa",
-        mode: str = "camera",
+        self, players: object, options: object = None, *, game: object, mode: object = "camera", seed: object = None,
     ) -> None:
-        if mode not in MODES:
-            raise SessionError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-        rules = find_game(game)
-        names = rules.check_players([p.strip() for p in players])
-        resolved = rules.resolve_options(options)
-        rules.initial_state(names, resolved)  # raises on anything the game refuses, before logging
+        """Set up a game: everything is checked first (SetupError), then logged, then loaded."""
+        rules, names, resolved, mode, seed = self.check_setup(game, players, options, mode, seed)
         with self._lock:
-            game_id = self.log.new_game(rules.name, names, resolved, mode)
+            game_id = self.log.new_game(rules.name, names, resolved, mode, seed)
             self._load(self.log.game(game_id))
             self.publish()
 
@@ -139,16 +238,15 @@ class GameSession:
     def apply(self, action: Any, origin: str) -> None:
         """Check ``action`` with the engine, append it to the log, then tell everyone."""
         with self._lock:
-            game, _ = self._require_game()
+            game, adapter = self._require_game()
             assert self.record is not None
             new_state = game.apply(self.state, action)  # raises IllegalActionError: nothing logged
             self.log.append(self.record.id, game.action_to_json(action), origin, self.frame_ref)
+            self.history.append(Logged(action, origin, action_words(game, self.state, action, new_state)))
             self.state = new_state
-            self.actions.append(action)
-            self.origins.append(origin)
             if game.status(new_state).finished:
                 self.log.finish(self.record.id)
-            self.selection = None
+            adapter.reset_cursor()
             self.warnings = []
             self.publish()
 
@@ -156,31 +254,56 @@ class GameSession:
         game, _ = self._require_game()
         self.apply(game.parse_action(text, self.state), origin)
 
+    def legal(self) -> dict[str, Any]:
+        """The legal actions now (text, label, group) and, when chance is awaited, what to enter."""
+        with self._lock:
+            version = self.hub.latest()[0]
+            if self.game is None:
+                return {"legal": [], "chance": None, "version": version}
+            game = self.game
+            legal = [] if game.status(self.state).finished else game.legal(self.state)
+            chance = game.chance_prompt(self.state)
+            return {
+                "legal": [{"text": a.text, "label": a.label, "group": a.group} for a in legal],
+                "chance": None if chance is None else {"what": chance.what, "example": chance.example,
+                                                       "group": chance.group},
+                "version": version,
+            }
+
     def undo(self, origin: str) -> None:
         with self._lock:
-            game, _ = self._require_game()
+            game, adapter = self._require_game()
             assert self.record is not None
-            if not self.actions:
+            if not self.history:
                 raise SessionError("nothing to undo: no action in this game yet")
             self.log.append_undo(self.record.id, origin, self.frame_ref)
-            state = game.initial_state(self.record.players, self.record.options)
-            for action in self.actions[:-1]:
-                state = game.apply(state, action)
-            self.actions.pop()
-            self.origins.pop()
-            self.state = state
-            self.log.finish(self.record.id, game.status(state).finished)
-            self.table.confirmed = False
-            self.selection = None
+            self.history.pop()
+            self.state = self._state_after(len(self.history))
+            self.log.finish(self.record.id, game.status(self.state).finished)
+            self.table = replace(self.table, explained=None)
+            adapter.reset_cursor()
             self.warnings = []
             self.publish()
 
+    def _state_after(self, count: int) -> Any:
+        """The state after the first ``count`` accepted actions, replayed from the set-up."""
+        game, _ = self._require_game()
+        assert self.record is not None
+        state = game.initial_state(self.record.players, self.record.options, seed=self.record.seed)
+        for logged in self.history[:count]:
+            state = game.apply(state, logged.action)
+        return state
+
     # --- the table --------------------------------------------------------------------------
-    def on_settled(self, dice: Sequence[DieReading], moved: bool, origin: str = "camera") -> None:
+    def on_settled(self, readings: Sequence[Any], moved: bool, origin: str = "camera") -> None:
         """A new stable reading of the table (from the stability filter; ``origin`` "players" when the
-        players said what lies there)."""
+        players said what lies there). Ignored unless a camera game is running."""
         with self._lock:
-            self.table = Table(dice=list(dice), moved=moved or (self.table.moved and self.table.pending))
+            if self.adapter is None or self.record is None or self.record.mode != "camera":
+                return
+            moved = moved or (self.table.moved and self.table.pending)
+            seen = self.adapter.observe(readings, moved=moved)
+            self.table = Table(seen=seen, readings=tuple(readings), moved=moved, explained=self.table.explained)
             self._consider_table(origin)
 
     def set_tracking(self, tracking: str) -> None:
@@ -189,60 +312,87 @@ class GameSession:
                 self.tracking = tracking
                 self.publish()
 
-    def correct(self, index: int, value: int) -> None:
-        """A player says die ``index`` (in the order shown) shows ``value``."""
+    def reading_at(self, x: float, y: float) -> int:
+        """The index of the reading nearest to (x, y) in the frame (a player pointing at a piece)."""
         with self._lock:
-            if not 0 <= index < len(self.table.dice):
-                raise SessionError(f"there is no die {index + 1} on the table ({len(self.table.dice)} read)")
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
-                raise SessionError(f"die value {value!r} is not a face of a six-sided die (1..6)")
-            if not self.table.pending:
-                # The reading was already accepted: take that roll back and accept the corrected dice.
-                last = self.actions[-1] if self.actions else None
-                if (last is None or self.adapter is None or not self.adapter.is_table_action(last)
-                        or self.origins[-1] not in ("camera", "players")):
-                    raise SessionError("these dice are no longer the latest roll (it was used or entered by hand); "
-                                       "undo first")
-                self.undo("correction")
-                self.table.moved = True
-            self.table.corrections[index] = value
-            self._consider_table()
+            _, adapter = self._require_game()
+            return adapter.reading_at(self.table.seen, x, y)
 
-    def die_at(self, x: float, y: float) -> int:
-        """The index of the die on the table nearest to (x, y) in the frame."""
+    def correct(self, index: int, value: Any, origin: str = "page") -> None:
+        """A player says reading ``index`` (in the order shown) is ``value``. A reading already accepted is
+        corrected in the log: the action it explained is replaced, with the decisions taken since."""
         with self._lock:
-            if not self.table.dice:
-                raise SessionError("there are no dice on the table to correct")
-            distances = [(d.centre[0] - x) ** 2 + (d.centre[1] - y) ** 2 for d in self.table.dice]
-            return distances.index(min(distances))
+            game, adapter = self._require_game()
+            assert self.record is not None
+            if self.table.seen is None:
+                raise SessionError("there is nothing read on the table to correct")
+            seen = adapter.correct(self.table.seen, index, value)
+            if self.table.pending or self.table.explained is None:
+                if not self.table.pending:
+                    raise SessionError("this reading explained no action: there is nothing to correct in the game")
+                self.table.seen = seen
+                self._consider_table(origin)
+                return
+            start = self.table.explained
+            later = self.history[start:]
+            if any(adapter.is_table_action(h.action) for h in later[1:]):
+                raise SessionError("the table has moved on since that reading: undo first")
+            before = self._state_after(start)
+            explained = adapter.explain(before, seen)
+            if explained.problems:
+                raise SessionError("; ".join(explained.problems))
+            new: list[Logged] = []
+            state = before
+            for action in explained.actions:
+                after = game.apply(state, action)
+                new.append(Logged(action, origin, action_words(game, state, action, after)))
+                state = after
+            dropped = []
+            for h in later:
+                if adapter.is_table_action(h.action):
+                    continue
+                try:
+                    after = game.apply(state, h.action)
+                except GameError:
+                    dropped.append(game.action_text(h.action))
+                    continue
+                new.append(Logged(h.action, h.origin, action_words(game, state, h.action, after)))
+                state = after
+            self.log.amend(self.record.id, len(later), [(game.action_to_json(h.action), h.origin) for h in new],
+                           origin, self.frame_ref)
+            self.history[start:] = new
+            self.state = state
+            self.log.finish(self.record.id, game.status(state).finished)
+            self.table = replace(self.table, seen=seen, pending=False, problems=[])
+            adapter.reset_cursor()
+            self.warnings = [f"after the correction {', '.join(dropped)} no longer fits and was taken back"] \
+                if dropped else []
+            self.publish()
 
     def confirm_table(self) -> bool:
-        """Accept the pending reading as read (cocked or unsure dice included); False if nothing pends."""
+        """Accept the pending reading as read (doubtful readings included); False if nothing pends."""
         with self._lock:
-            if not self.table.pending:
+            if not self.table.pending or self.adapter is None:
                 return False
-            self.table.confirmed = True
+            self.table.seen = self.adapter.confirm(self.table.seen)
             self._consider_table()
             return True
 
     def _consider_table(self, origin: str = "camera") -> None:
         table = self.table
         problems: list[str] = []
-        camera_mode = self.record is not None and self.record.mode == "camera"
-        if camera_mode and self.game is not None and self.adapter is not None \
-                and not self.game.status(self.state).finished:
-            problems = self.adapter.table_problems(table.dice, table.corrections, confirmed=table.confirmed)
-            if not problems:
+        if self.game is not None and self.adapter is not None and not self.game.status(self.state).finished:
+            explained = self.adapter.explain(self.state, table.seen)
+            problems = list(explained.problems)
+            if not problems and explained.actions:
+                first = len(self.history)
                 try:
-                    action = self.adapter.action_for_table(self.state, table.values(), moved=table.moved)
+                    for action in explained.actions:
+                        self.apply(action, origin)
                 except GameError as exc:
                     problems = [str(exc)]
                 else:
-                    if action is not None:
-                        try:
-                            self.apply(action, origin)
-                        except GameError as exc:
-                            problems = [f"{exc}"]
+                    table.explained = first
         table.problems = problems
         table.pending = bool(problems)
         if not problems:
@@ -250,14 +400,18 @@ class GameSession:
         self.publish()
 
     # --- buttons ----------------------------------------------------------------------------
-    def press(self, button: str, *, long: bool = False, origin: str = "panel") -> str:
-        """A button press (physical or virtual); returns what it did, in words."""
+    def press(self, button: str, *, long: bool = False, origin: str = "panel", paired: bool = True) -> str:
+        """A button press (physical or virtual); returns what it did, in words. ``paired=False`` (a virtual
+        panel on an unpaired browser) may only approve a pairing: anything else is NotPairedError."""
         with self._lock:
             if button not in Button.ALL:
                 raise SessionError(f"unknown button {button!r}; buttons: {', '.join(Button.ALL)}")
             if button == Button.CONFIRM and not long and self._approve_pairing():
                 self.publish()
                 return "paired a browser"
+            if not paired:
+                raise NotPairedError("this browser is not paired: press Pair this browser, then CONFIRM, before "
+                                     "the panel's buttons change the game")
             if self.game is None or self.adapter is None:
                 return "no game"
             if button == Button.UNDO:
@@ -265,11 +419,7 @@ class GameSession:
                 return "undone"
             if button == Button.CONFIRM and not long and self.confirm_table():
                 return "accepted the table as read"
-            choice = self.adapter.button(self.state, button, long=long, selection=self.selection)
-            if choice.select is not None:
-                self.selection = choice.select
-                self.publish()
-                return f"selected {choice.select}"
+            choice = self.adapter.button(self.state, button, long=long)
             if choice.new_game and self.record is not None:
                 self.new_game(self.record.players, self.record.options, game=self.record.game, mode=self.record.mode)
                 return "new game"
@@ -280,6 +430,9 @@ class GameSession:
                     self.warn(str(exc))
                     return "refused"
                 return f"did {self.game.action_text(choice.action)}"
+            if choice.said is not None:
+                self.publish()
+                return choice.said
             return "nothing to do"
 
     def warn(self, message: str) -> None:
@@ -345,6 +498,8 @@ class GameSession:
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
+            adapter = self.adapter
+            seen = adapter.seen_json(self.table.seen) if adapter is not None and self.table.seen is not None else {}
             snap: dict[str, Any] = {
                 "at": time.time(),
                 "camera": dict(self.camera),
@@ -353,28 +508,23 @@ class GameSession:
                 "panel_mode": self.panel.get("mode", "none"),
                 "pairing_waiting": self.pairing_waiting(),
                 "warnings": list(self.warnings) + list(self.table.problems),
-                "table": {
-                    "dice": [
-                        {**_die_json(d), "value": self.table.corrections.get(i, d.value),
-                         "corrected": i in self.table.corrections,
-                         "unsure": d.unsure and i not in self.table.corrections}
-                        for i, d in enumerate(self.table.dice)
-                    ],
-                    "pending": self.table.pending,
-                    "problems": list(self.table.problems),
-                },
+                "table": {"seen": seen, "pending": self.table.pending, "problems": list(self.table.problems)},
+                "setup_problem": self.setup_problem,
                 "game": None,
             }
-            if self.game is not None and self.record is not None and self.adapter is not None:
-                status = self.game.status(self.state)
-                score = self.game.score(self.state)
+            if self.game is not None and self.record is not None and adapter is not None:
+                game = self.game
+                status = game.status(self.state)
+                score = game.score(self.state)
+                chance = game.chance_prompt(self.state)
                 snap["game"] = {
                     "id": self.record.id,
-                    "name": self.game.name,
-                    "title": self.game.title,
+                    "name": game.name,
+                    "title": game.title,
                     "mode": self.record.mode,
                     "players": list(self.record.players),
                     "options": dict(self.record.options),
+                    "seed": self.record.seed,
                     "status": {
                         "to_move": status.to_move,
                         "phase": status.phase,
@@ -386,12 +536,14 @@ class GameSession:
                         n: {"total": s.total, "breakdown": dict(s.breakdown)} for n, s in score.players.items()
                     },
                     "actions": [
-                        {"text": self.game.action_text(a), "origin": o}
-                        for a, o in zip(self.actions[-12:], self.origins[-12:], strict=True)
+                        {"text": game.action_text(h.action), "origin": h.origin, "words": h.words}
+                        for h in self.history[-12:]
                     ],
-                    "action_count": len(self.actions),
-                    "state": json.loads(self.game.state_to_json(self.state)),
-                    "live": self.adapter.view(self.state, selection=self.selection),
+                    "action_count": len(self.history),
+                    "chance": None if chance is None else {"what": chance.what, "example": chance.example,
+                                                           "group": chance.group},
+                    "state": json.loads(game.state_to_json(self.state)),
+                    "live": adapter.view(self.state),
                 }
             return snap
 
@@ -402,6 +554,15 @@ class GameSession:
             listener(snapshot)
 
     # --- records ------------------------------------------------------------------------------
+    def games(self) -> list[dict[str, Any]]:
+        """Every logged game, newest first, in a line each."""
+        out = []
+        for gid in reversed(self.log.game_ids()):
+            record = self.log.game(gid)
+            out.append({"id": gid, "game": record.game, "players": list(record.players), "mode": record.mode,
+                        "finished": record.finished is not None, "actions": len(record.actions)})
+        return out
+
     def export(self, game_id: int | None = None) -> dict[str, Any]:
         """A game as JSON: who played, the rules, every accepted action and the final sheet."""
         with self._lock:
@@ -409,20 +570,82 @@ class GameSession:
                 if self.record is None:
                     raise SessionError("no game to export")
                 game_id = self.record.id
+            if game_id not in self.log.game_ids():
+                raise SessionError(f"no game {game_id} in the event log")
             record = self.log.game(game_id)
         return game_record_json(record)
 
+    def health(self) -> dict[str, Any]:
+        """Camera, engine and storage in one JSON object (``ok`` false when something is down)."""
+        try:
+            storage = self.log.check()
+        except OSError as exc:
+            storage = str(exc)
+        snapshot = self.snapshot()
+        game = snapshot["game"]
+        camera = snapshot["camera"]
+        return {
+            "ok": storage == "ok" and camera["status"] not in ("lost",),
+            "camera": {"status": camera["status"], "detail": camera.get("detail", "")},
+            "engine": {"status": "ok" if game is not None else "no game", "game": game["name"] if game else None,
+                       "phase": game["status"]["phase"] if game else None, "problem": self.setup_problem},
+            "storage": {"status": storage, "path": str(self.log.path)},
+        }
+
+    def frame_jpeg(self, width: int = 800) -> bytes | None:
+        """The latest camera frame with what was read drawn on it (vision's annotate), as a JPEG."""
+        shot = self.hub.frame()
+        if shot is None:
+            return None
+        import cv2
+
+        from vision.recognize import annotate
+
+        image = annotate(shot.image, list(shot.readings))
+        h, w = image.shape[:2]
+        if w > width:
+            image = cv2.resize(image, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        return buf.tobytes() if ok else None
+
+
+def action_words(game: Game[Any, Any], before: Any, action: Any, after: Any) -> str:
+    """An accepted action in words for the page's log: who did what, and what it scored."""
+    who = game.status(before).to_move
+    said = game.describe(before, action).label
+    line = f"{who}: {said}" if who else said
+    old, new = game.score(before).players, game.score(after).players
+    scored = []
+    for name, s in new.items():
+        was = old[name].breakdown if name in old else {}
+        for part, points in s.breakdown.items():
+            gained = points - was.get(part, 0)
+            if gained:
+                scored.append(f"{name}: {gained} in {game.part_title(part)}")
+    return line + (" — " + ", ".join(scored) if scored else "")
+
+
+def _names(entries: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(str(e["name"]) for e in entries)
+
+
+def replay_history(game: Game[Any, Any], record: GameRecord) -> tuple[Any, list[Logged]]:
+    """The state after every logged action and the actions in words: the log is the only truth."""
+    state = game.initial_state(record.players, record.options, seed=record.seed)
+    history = []
+    for text, origin in zip(record.actions, record.origins, strict=True):
+        action = game.action_from_json(text)
+        after = game.apply(state, action)
+        history.append(Logged(action, origin, action_words(game, state, action, after)))
+        state = after
+    return state, history
+
 
 def replay_record(record: GameRecord) -> tuple[Game[Any, Any], Any, list[Any]]:
-    """The game, its state after every logged action, and the actions: the log is the only truth."""
+    """The game, its state after every logged action, and the actions."""
     game = find_game(record.game)
-    state = game.initial_state(record.players, record.options)
-    actions = []
-    for text in record.actions:
-        action = game.action_from_json(text)
-        state = game.apply(state, action)
-        actions.append(action)
-    return game, state, actions
+    state, history = replay_history(game, record)
+    return game, state, [h.action for h in history]
 
 
 def game_record_json(record: GameRecord) -> dict[str, Any]:
@@ -434,23 +657,13 @@ def game_record_json(record: GameRecord) -> dict[str, Any]:
         "game": record.game,
         "players": list(record.players),
         "options": dict(record.options),
+        "seed": record.seed,
         "mode": record.mode,
         "actions": actions,
         "origins": list(record.origins),
         "finished": status.finished,
         "winners": list(status.winners),
         "sheet": {n: {"total": s.total, "breakdown": dict(s.breakdown)} for n, s in game.score(state).players.items()},
-    }
-
-
-def _die_json(d: DieReading) -> dict[str, Any]:
-    return {
-        "value": d.value,
-        "colour": d.colour,
-        "centre": [round(v, 1) for v in d.centre],
-        "unsure": d.unsure,
-        "cocked": d.cocked,
-        "confidence": round(d.confidence, 3),
     }
 
 

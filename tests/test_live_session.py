@@ -23,7 +23,7 @@ def table(values: list[int], **flags: object) -> list:
 @pytest.fixture
 def session(tmp_path: Path) -> GameSession:
     s = GameSession(EventLog(tmp_path / "events.sqlite3"), Hub())
-    s.new_game(["Anna", "Ben"])
+    s.new_game(["Anna", "Ben"], game="pasa")
     return s
 
 
@@ -96,7 +96,7 @@ def test_correcting_an_accepted_roll_replaces_it_through_the_log(session: GameSe
 def test_buttons_choose_stop_and_undo(session: GameSession) -> None:
     session.on_settled(table([6, 6, 6, 1, 2, 3]), moved=True)
     session.press("next")
-    selected = session.selection
+    selected = session.adapter.selection
     assert selected is not None
     session.press("confirm")
     assert session.state.category == selected
@@ -144,7 +144,7 @@ def test_pairing_needs_confirm_within_the_timeout(session: GameSession) -> None:
 
 
 def test_offline_scorekeeper_and_export(session: GameSession) -> None:
-    session.new_game(["Ann", "Bo"], mode="offline")
+    session.new_game(["Ann", "Bo"], game="pasa", mode="offline")
     session.apply_text("enter ones 3", "page")
     with pytest.raises(Exception, match="5"):
         session.apply_text("enter twos 5", "page")
@@ -160,20 +160,113 @@ def test_log_is_wal(tmp_path: Path) -> None:
 
 
 def test_offline_mode_ignores_the_camera(session: GameSession) -> None:
-    session.new_game(["Ann", "Bo"], mode="offline")
+    session.new_game(["Ann", "Bo"], game="pasa", mode="offline")
     session.on_settled(table([2, 2, 4, 4, 6, 6]), moved=True)
     assert session.actions == [] and not session.snapshot()["table"]["pending"]
 
 
-def test_dice_already_scored_cannot_be_corrected(session: GameSession) -> None:
+def test_the_latest_roll_can_be_corrected_until_the_next_roll(session: GameSession) -> None:
     session.on_settled(table([6, 6, 6, 1, 2, 3]), moved=True)
     session.apply_text("choose sixes", "page")
-    with pytest.raises(SessionError, match="no longer the latest roll"):
-        session.correct(0, 5)
+    session.correct(3, 6)  # the category is chosen: the roll is still the latest, so it is replaced
+    assert session.state.dice == (2, 3, 6, 6, 6, 6) and session.state.category == "sixes"
+    assert [session.game.action_text(a) for a in session.actions] == ["roll 2 3 6 6 6 6", "choose sixes"]
+    assert session.origins == ["page", "page"]
     session.apply_text("stop", "page")
-    with pytest.raises(SessionError, match="no longer the latest roll"):
-        session.correct(0, 5)
-    assert session.state.player == "Ben" and session.state.rolls == 0
+    session.correct(4, 6)  # the turn is written: still the latest roll, the score follows the dice
+    assert session.state.sheets["Anna"]["sixes"] == 30 and session.state.player == "Ben"
+    again = GameSession(EventLog(session.log.path), Hub())
+    assert again.resume() and again.state == session.state  # the correction is in the log, whole
+    session.on_settled(table([1, 1, 2, 2, 3, 3]), moved=True)  # Ben's roll: Anna's dice are gone
+    session.apply_text("choose ones", "page")
+    session.correct(0, 4)
+    assert session.state.dice == (1, 2, 2, 3, 3, 4) and session.state.player == "Ben"
+    assert session.state.sheets["Anna"]["sixes"] == 30
+
+
+def test_a_correction_drops_a_decision_that_no_longer_fits(session: GameSession) -> None:
+    session.on_settled(table([6, 6, 6, 1, 2, 3]), moved=True)
+    session.apply_text("choose sixes", "page")
+    session.apply_text("reroll keep 6 6 6", "page")
+    session.correct(0, 5)  # only two sixes were thrown: keeping three no longer fits
+    assert [session.game.action_text(a) for a in session.actions] == ["roll 1 2 3 5 6 6", "choose sixes"]
+    assert "reroll keep 6 6 6 no longer fits" in session.snapshot()["warnings"][0]
+    assert GameSession(EventLog(session.log.path), Hub()).resume()
+
+
+def test_every_action_is_logged_before_anyone_is_told(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.sqlite3")
+    seen: list[tuple[int, int]] = []
+
+    class CheckingHub(Hub):
+        def publish(self, snapshot: dict) -> int:
+            game = snapshot.get("game")
+            if game is not None:
+                seen.append((game["action_count"], len(log.game(game["id"]).actions)))
+            return super().publish(snapshot)
+
+    s = GameSession(log, CheckingHub())
+    s.new_game(["Anna", "Ben"], game="pasa")
+    s.on_settled(table([6, 6, 6, 1, 2, 3]), moved=True)
+    s.press("confirm")
+    s.press("confirm", long=True)
+    s.undo("page")
+    s.on_settled(table([6, 6, 6, 1, 2, 5]), moved=True)
+    assert len(seen) >= 5 and all(told <= logged for told, logged in seen), seen
+
+
+def test_a_game_that_cannot_be_resumed_is_reported_and_skipped(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.sqlite3")
+    log.new_game("pyradice", ["Anna", "Ben"], {}, "offline")
+    log.append(1, '{"this": "is no pyradice action"}', "page")
+    s = GameSession(log, Hub())
+    assert not s.resume()
+    snap = s.snapshot()
+    assert snap["game"] is None and "game 1 (pyradice) in the event log cannot be resumed" in snap["setup_problem"]
+    assert s.health()["engine"]["status"] == "no game"
+    s.new_game(["Anna", "Ben"], game="pyradice", mode="offline", seed=3)
+    assert s.snapshot()["setup_problem"] is None and GameSession(log, Hub()).resume()
+
+
+@pytest.mark.parametrize(("request_", "field"), [
+    ({"game": "chess"}, "game"),
+    ({"game": 7}, "game"),
+    ({"players": "Anna"}, "players"),
+    ({"players": [f"P{i}" for i in range(9)]}, "players"),
+    ({"game": "pyradice", "players": ["Anna"], "mode": "offline"}, "players"),
+    ({"players": ["Anna", "anna"]}, "players"),
+    ({"players": ["Anna", ""]}, "players"),
+    ({"players": ["Anna", "B" * 25]}, "players"),
+    ({"players": ["Anna", "Be\nn"]}, "players"),
+    ({"players": ["Anna", "Ben\x07"]}, "players"),
+    ({"options": {"pasa": "nonsense"}}, "options"),
+    ({"options": {"colour": "red"}}, "options"),
+    ({"options": ["pasa"]}, "options"),
+    ({"mode": "telepathy"}, "mode"),
+    ({"game": "pyradice", "mode": "camera"}, "mode"),
+    ({"seed": -1}, "seed"),
+    ({"seed": "7"}, "seed"),
+    ({"seed": True}, "seed"),
+])
+def test_set_up_is_checked_before_anything_is_written(tmp_path: Path, request_: dict, field: str) -> None:
+    from device.session import SetupError
+
+    log = EventLog(tmp_path / "events.sqlite3")
+    s = GameSession(log, Hub())
+    ask = {"game": "pasa", "players": ["Anna", "Ben"], "options": {}, "mode": "camera", "seed": None, **request_}
+    with pytest.raises(SetupError) as refused:
+        s.new_game(ask["players"], ask["options"], game=ask["game"], mode=ask["mode"], seed=ask["seed"])
+    assert refused.value.field == field and str(refused.value)
+    assert log.game_ids() == [] and not GameSession(log, Hub()).resume()
+
+
+def test_a_seeded_set_up_is_the_engines(session: GameSession) -> None:
+    from engine.game import find_game
+
+    for name in ("pyradice", "pyramido", "dicetreasure"):
+        session.new_game(["Anna", "Ben"], game=name, mode="offline", seed=11)
+        assert session.state == find_game(name).initial_state(("Anna", "Ben"), session.record.options, seed=11)
+        assert session.snapshot()["game"]["seed"] == 11
 
 
 def test_a_corrupt_event_log_is_a_storage_error(tmp_path: Path) -> None:
@@ -198,6 +291,6 @@ def test_hub_wakes_waiters_and_keeps_only_the_latest() -> None:
 
 def test_a_die_is_found_by_where_it_lies(session: GameSession) -> None:
     session.on_settled(table([1, 1, 5, 3, 3, 3], unsure=True), moved=True)
-    assert session.die_at(305.0, 95.0) == 2
-    session.correct(session.die_at(305.0, 95.0), 6)
+    assert session.reading_at(305.0, 95.0) == 2
+    session.correct(session.reading_at(305.0, 95.0), 6)
     assert session.state.dice == (1, 1, 3, 3, 3, 6)

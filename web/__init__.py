@@ -1,7 +1,8 @@
 """The local web page: a Flask app factory that renders what the running game session holds.
 
-:func:`create_app` takes a configuration mapping and the running :class:`device.session.GameSession`
-(kept in ``app.extensions["companion"]``); one blueprint per concern: :mod:`web.pages` (the HTML page),
+:func:`create_app` takes a configuration mapping and the running session (anything that implements
+:class:`web.protocol.TableSession`; kept in ``app.extensions["companion"]``), as the Flask tutorial's app is
+handed its database; one blueprint per concern: :mod:`web.pages` (the HTML page),
 :mod:`web.api` (state, SSE events, game changes), :mod:`web.pairing` (pairing and the virtual panel),
 :mod:`web.health` (``/healthz``). The page never talks to the camera or GPIO; it asks the session.
 Every error is a JSON body with a 4xx status (a bug is a 500 JSON, never a traceback page).
@@ -19,9 +20,8 @@ from typing import Any
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
-from device.errors import SessionError, StorageError
-from device.session import GameSession
-from engine.errors import AmbiguousActionError, GameError, IllegalActionError
+from engine.errors import AmbiguousActionError, IllegalActionError
+from web.protocol import TableSession
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 class Services:
     """The long-lived objects the blueprints use."""
 
-    session: GameSession
+    session: TableSession
     panel_mode: str = "none"
     #: Live (SSE) streams still allowed; each holds one of the server's threads.
     streams: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(12))
@@ -43,8 +43,8 @@ def services(app: Flask | None = None) -> Services:
     return result
 
 
-def create_app(config: Mapping[str, Any] | None = None, *, session: GameSession | None = None) -> Flask:
-    """The web app for ``session`` (or, for a bare app, a session on an event log at ``STATE_DIR``)."""
+def create_app(config: Mapping[str, Any] | None = None, *, session: TableSession) -> Flask:
+    """The web app for the running ``session``."""
     app = Flask(__name__)
     app.config.update(
         SECRET_KEY=secrets.token_bytes(32),
@@ -59,15 +59,6 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: GameSession 
     )
     app.config.update(dict(config or {}))
     app.debug = False  # never: the debugger would run code for anyone on the network
-    if session is None:
-        from pathlib import Path
-
-        from device.eventlog import EventLog
-        from device.hub import Hub
-
-        state_dir = Path(app.config.get("STATE_DIR", "."))
-        session = GameSession(EventLog(state_dir / "events.sqlite3"), Hub())
-        session.resume()
     app.extensions["companion"] = Services(
         session=session,
         panel_mode=str(app.config["PANEL_MODE"]),
@@ -90,13 +81,12 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: GameSession 
     def refused(exc: Exception) -> Any:
         return jsonify(error=str(exc), status=409), 409
 
-    @app.errorhandler(GameError)
-    @app.errorhandler(SessionError)
     @app.errorhandler(ValueError)
     def bad_request(exc: Exception) -> Any:
-        return jsonify(error=str(exc), status=400), 400
+        status = int(getattr(exc, "http_status", 400))
+        return jsonify(error=str(exc), status=status, field=getattr(exc, "field", None)), status
 
-    @app.errorhandler(StorageError)
+    @app.errorhandler(OSError)
     def storage(exc: Exception) -> Any:
         log.error("storage: %s", exc)
         return jsonify(error=f"storage failed: {exc}", status=503), 503

@@ -1,5 +1,6 @@
-"""JSON endpoints: the state, the SSE event stream, the camera view, and every change a player can make
-(correct a die, accept the table, take an action, undo, set up a game) plus finished games as JSON."""
+"""JSON endpoints: the state, the SSE event stream, the camera view, the games on offer and the legal actions
+now, and every change a player can make (correct a reading, accept the table, take an action, undo, set up a
+game) plus finished games as JSON."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import cv2
-import numpy as np
 from flask import Blueprint, Response, abort, current_app, jsonify, stream_with_context
 
 from web import services
@@ -72,24 +71,23 @@ def events() -> Response:
 
 @bp.get("/frame.jpg")
 def frame() -> Response:
-    """The latest camera frame with what was read drawn on it (boxes, faces; red: cocked or unsure)."""
-    shot = services().session.hub.frame()
-    if shot is None:
+    """The latest camera frame with what was read drawn on it (drawn by the device: boxes, values)."""
+    jpeg = services().session.frame_jpeg()
+    if jpeg is None:
         abort(404, "no camera frame yet")
-    image = shot.image.copy()
-    for d in shot.readings:
-        x0, y0, x1, y1 = (round(v) for v in d.box)
-        colour = (0, 0, 230) if (d.cocked or d.unsure) else (0, 190, 0)
-        cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2)
-        label = f"{d.value}{'?' if d.unsure else ''}{'/' if d.cocked else ''}"
-        cv2.putText(image, label, (x0, max(y0 - 6, 12)), cv2.FONT_HERSHEY_SIMPLEX, 0.8, colour, 2)
-    h, w = image.shape[:2]
-    if w > 800:
-        image = cv2.resize(image, (800, round(h * 800 / w)), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(image), [cv2.IMWRITE_JPEG_QUALITY, 75])
-    if not ok:  # pragma: no cover - OpenCV encodes any uint8 image
-        abort(404, "frame could not be encoded")
-    return Response(buf.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/catalog")
+def catalog() -> Any:
+    """Every game on offer: name, title, player counts, rule options, and whether the camera reads it."""
+    return jsonify(games=services().session.catalog())
+
+
+@bp.get("/legal")
+def legal() -> Any:
+    """The legal actions now (engine text, words, group) and what chance awaits, if anything."""
+    return jsonify(services().session.legal())
 
 
 def _int(data: dict[str, Any], key: str) -> int:
@@ -107,16 +105,16 @@ def _ok() -> Any:
 @bp.post("/correct")
 @protected()
 def correct() -> Any:
-    """A misread die: ``{"index": I (0-based, as shown), "value": V}``."""
+    """A misread piece: ``{"index": I (0-based, as shown), "value": V}`` (for Paša a die and its face)."""
     data = json_body()
-    services().session.correct(_int(data, "index"), _int(data, "value"))
+    services().session.correct(_int(data, "index"), _int(data, "value"), "page")
     return _ok()
 
 
 @bp.post("/confirm")
 @protected()
 def confirm() -> Any:
-    """Accept the dice on the table as read (a cocked or unsure die included)."""
+    """Accept what lies on the table as read (a doubtful reading included)."""
     if not services().session.confirm_table():
         abort(409, "nothing on the table waits for confirmation")
     return _ok()
@@ -143,37 +141,25 @@ def undo() -> Any:
 @bp.post("/game")
 @protected()
 def new_game() -> Any:
-    """Set up a game: ``{"players": [...], "options": {...}, "mode": "camera"|"offline", "game": "pasa"}``."""
+    """Set up a game: ``{"game", "players": [...], "options": {...}, "mode": "camera"|"offline", "seed"?}``.
+
+    The session checks every field before anything is written; a refusal names the field."""
     data = json_body()
-    players = data.get("players")
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        abort(400, "'players' must be a list of names")
-    options = data.get("options", {})
-    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
-        abort(400, "'options' must map rule option names to values")
-    mode = data.get("mode", "camera")
-    game = data.get("game", "pasa")
-    if not isinstance(mode, str) or not isinstance(game, str):
-        abort(400, "'mode' and 'game' must be strings")
-    services().session.new_game(players, options, game=game, mode=mode)
+    unknown = sorted(set(data) - {"game", "players", "options", "mode", "seed"})
+    if unknown:
+        abort(400, f"unknown field(s) {', '.join(unknown)}; a set-up has game, players, options, mode, seed")
+    services().session.new_game(data.get("players"), data.get("options"), game=data.get("game"),
+                                mode=data.get("mode", "camera"), seed=data.get("seed"))
     return _ok()
 
 
 @bp.get("/games")
 def games() -> Any:
-    log = services().session.log
-    out = []
-    for gid in reversed(log.game_ids()):
-        record = log.game(gid)
-        out.append({"id": gid, "game": record.game, "players": list(record.players), "mode": record.mode,
-                    "finished": record.finished is not None, "actions": len(record.actions)})
-    return jsonify(games=out)
+    return jsonify(games=services().session.games())
 
 
 @bp.get("/games/<int:game_id>")
 def export(game_id: int) -> Any:
-    if game_id not in services().session.log.game_ids():
-        abort(404, f"no game {game_id}")
     response = jsonify(services().session.export(game_id))
     response.headers["Content-Disposition"] = f'attachment; filename="game-{game_id}.json"'
     return response

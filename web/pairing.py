@@ -8,8 +8,8 @@ from typing import Any
 
 from flask import Blueprint, abort, jsonify, session
 
-from device.session import Button
 from web import services
+from web.protocol import BUTTONS
 from web.security import csrf_token, is_paired, json_body, protected
 
 bp = Blueprint("pairing", __name__, url_prefix="/api")
@@ -61,16 +61,16 @@ def unpair() -> Any:
 def press() -> Any:
     """A press on the virtual panel: ``{"button": "confirm"|"undo"|"next", "long": false}`` (mock panel only).
 
-    It stands for the physical buttons, so like them it needs no pairing: with the mock panel, whoever
-    sees the page stands at the table."""
+    It stands for the physical buttons, but a browser that is not paired may only press CONFIRM to approve a
+    pairing: anything that would change the game answers 403 (the session says so)."""
     if services().panel_mode != "mock":
         abort(404, "there is no virtual panel: the panel is not the mock one")
     data = json_body()
     button = data.get("button")
-    if button not in Button.ALL:
-        abort(400, f"'button' must be one of {', '.join(Button.ALL)}, got {button!r}")
+    if button not in BUTTONS:
+        abort(400, f"'button' must be one of {', '.join(BUTTONS)}, got {button!r}")
     long = data.get("long", False)
     if not isinstance(long, bool):
         abort(400, "'long' must be true or false")
-    did = services().session.press(str(button), long=long, origin="virtual panel")
+    did = services().session.press(str(button), long=long, origin="virtual panel", paired=is_paired())
     return jsonify(ok=True, did=did)

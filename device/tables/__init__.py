@@ -1,0 +1,193 @@
+"""Table adapters: what the session needs to know about one game at the table.
+
+One adapter per game, one module each, behind :class:`TableAdapter`, looked up by the game's name
+(:func:`adapter_for`, :func:`catalog`), as the engine looks up games. An adapter
+
+- turns what the camera read (:meth:`TableAdapter.observe`) into the game's **observation**, a frozen
+  dataclass with the readings' confidences (dice in a tray for Paša), and applies a player's correction to
+  it (:meth:`TableAdapter.correct`);
+- asks the game's ``engine.<game>.observe`` which legal action explains the observation, or says why none
+  can be taken as it is (illegal, ambiguous, unsure): :meth:`TableAdapter.explain`;
+- says what CONFIRM, NEXT and a long CONFIRM mean now (:meth:`TableAdapter.button`; UNDO is the session's);
+- builds the game's part of the page's JSON (:meth:`TableAdapter.view`).
+
+Legality and scores come only from the engine; an adapter only asks it. A game whose pieces the camera
+cannot read yet is played on the page (``live = "offline"``); its adapter still explains observations
+built by hand, so its table logic is tested before its reader exists.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from device.errors import SessionError
+from engine.errors import GameError
+from engine.game import GAME_MODULES, Game, find_game
+
+
+@dataclass(frozen=True)
+class ButtonChoice:
+    """What a button press means now: take an action, start the next game, or move the cursor (``said``
+    is what the press did, in words)."""
+
+    action: Any = None
+    new_game: bool = False
+    said: str | None = None
+
+
+@dataclass(frozen=True)
+class Explained:
+    """What an observation means: the engine actions that explain it (empty: nothing changed), or the
+    problems that keep it from being taken as it is (shown to the players; the table then waits)."""
+
+    actions: tuple[Any, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+class TableAdapter(ABC):
+    """One game's table logic for the session. The default is the page-driven game: NEXT moves a cursor
+    over the legal actions, CONFIRM takes the one under it, a long CONFIRM after the game starts the next."""
+
+    #: The engine's game name this adapter serves.
+    name: ClassVar[str]
+    #: "camera" when the device reads this game from the camera, "offline" while only the page plays it.
+    live: ClassVar[str] = "offline"
+
+    def __init__(self, game: Game[Any, Any]) -> None:
+        self.game = game
+        self.cursor = 0  # index into the legal actions that NEXT moves and CONFIRM takes
+
+    # --- what the camera saw -------------------------------------------------------------------
+    def observe(self, readings: Sequence[Any], *, moved: bool) -> Any:
+        """The observation for the readings of a still table (``moved``: the pieces were seen moving)."""
+        raise SessionError(f"{self.game.title} cannot be read from the camera yet: play it on the page (offline)")
+
+    def correct(self, seen: Any, index: int, value: Any) -> Any:
+        """``seen`` with reading ``index`` set to ``value`` by a player; SessionError when that is no reading."""
+        raise SessionError(f"{self.game.title} has no readings to correct")
+
+    def confirm(self, seen: Any) -> Any:
+        """``seen`` with every doubtful reading accepted as read (a player pressed CONFIRM)."""
+        return seen
+
+    def explain(self, state: Any, seen: Any) -> Explained:
+        """The actions that explain ``seen`` from ``state``, or the problems to show."""
+        return Explained(problems=(f"{self.game.title} does not read the table yet",))
+
+    def is_table_action(self, action: Any) -> bool:
+        """Whether ``action`` came from what lies on the table (so a correction of the reading replaces it)."""
+        return False
+
+    def seen_json(self, seen: Any) -> dict[str, Any]:
+        """The observation for the page."""
+        return {}
+
+    def reading_at(self, seen: Any, x: float, y: float) -> int:
+        """The index of the reading nearest to frame point (x, y) (a player pointing at a piece)."""
+        raise SessionError(f"{self.game.title} has no readings to point at")
+
+    # --- buttons -------------------------------------------------------------------------------
+    def button(self, state: Any, button: str, *, long: bool) -> ButtonChoice:
+        """What CONFIRM and NEXT mean now (UNDO is the session's)."""
+        status = self.game.status(state)
+        if status.finished:
+            return ButtonChoice(new_game=True) if button == "confirm" and long else ButtonChoice()
+        legal = self.game.legal(state)
+        if not legal:
+            return ButtonChoice(said="chance is awaited: enter it on the page" if status.awaiting == "chance"
+                                else None)
+        index = self.cursor % len(legal)
+        if button == "next":
+            self.cursor = (index + 1) % len(legal)
+            return ButtonChoice(said=f"pointing at: {legal[self.cursor].label}")
+        if button == "confirm" and not long:
+            return ButtonChoice(action=self.game.parse_action(legal[index].text, state))
+        return ButtonChoice()
+
+    def reset_cursor(self) -> None:
+        """After every accepted action: the cursor starts again at the first legal action."""
+        self.cursor = 0
+
+    # --- the page ------------------------------------------------------------------------------
+    def view(self, state: Any) -> dict[str, Any]:
+        """The game's part of the live page: the generic view (whose turn, what is awaited, the button
+        cursor); games with their own page module add to it."""
+        status = self.game.status(state)
+        legal = self.game.legal(state) if not status.finished else []
+        cursor = legal[self.cursor % len(legal)] if legal else None
+        return {
+            "kind": "generic",
+            "to_move": status.to_move,
+            "phase": status.phase,
+            "awaiting": status.awaiting,
+            "cursor": {"text": cursor.text, "label": cursor.label, "group": cursor.group} if cursor else None,
+            "legal_count": len(legal),
+            "hint": _generic_hint(status.awaiting, status.finished, bool(legal)),
+        }
+
+
+def _generic_hint(awaiting: str, finished: bool, has_legal: bool) -> str:
+    if finished:
+        return "Game over. Hold CONFIRM for a new game with the same players."
+    if awaiting == "chance":
+        return "Enter what the table shows (the box below says what)."
+    if has_legal:
+        return "Choose an action below, or NEXT to point at one and CONFIRM to take it."
+    return ""
+
+
+def explained_by(game: Game[Any, Any], state: Any, actions: Sequence[Any]) -> Explained:
+    """``actions`` as an explanation if the engine accepts them in turn from ``state``, else the engine's
+    reason as the problem (an adapter's last check before it hands actions to the session)."""
+    try:
+        for action in actions:
+            state = game.apply(state, action)
+    except GameError as exc:
+        return Explained(problems=(str(exc),))
+    return Explained(actions=tuple(actions))
+
+
+#: Game name -> the module of its table adapter (its class is the module's ``ADAPTER``).
+ADAPTER_MODULES: Mapping[str, str] = {
+    "pasa": "device.tables.pasa",
+    "pyradice": "device.tables.pyradice",
+    "pyramido": "device.tables.pyramido",
+    "dicetreasure": "device.tables.dicetreasure",
+}
+
+
+def adapter_class(name: str) -> type[TableAdapter]:
+    try:
+        module = importlib.import_module(ADAPTER_MODULES[name])
+    except KeyError:
+        raise SessionError(
+            f"no table adapter for game {name!r}; games at the table: {', '.join(sorted(ADAPTER_MODULES))}"
+        ) from None
+    cls: type[TableAdapter] = module.ADAPTER
+    return cls
+
+
+def adapter_for(game: Game[Any, Any]) -> TableAdapter:
+    """A fresh adapter for ``game`` (one per running game: it holds the button cursor)."""
+    return adapter_class(game.name)(game)
+
+
+def catalog() -> list[dict[str, Any]]:
+    """Every game the device offers, from the engine's metadata: name, title, player counts, rule options
+    (choices, default, doc) and whether the camera reads it (``live``)."""
+    out = []
+    for name in GAME_MODULES:
+        game = find_game(name)
+        out.append({
+            "name": game.name,
+            "title": game.title,
+            "players": [game.min_players, game.max_players],
+            "options": {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc}
+                        for o in game.options},
+            "live": adapter_class(name).live,
+        })
+    return out

@@ -1,0 +1,76 @@
+"""What the page needs of the running game session: the small protocol :func:`web.create_app` is handed.
+
+The device's :class:`device.session.GameSession` implements it; the tests hand a fake. The page never
+reaches into the device: everything it shows or changes goes through these methods.
+
+Errors, by what they mean to a client (mapped to HTTP statuses in :func:`web.create_app`):
+
+- ``ValueError`` (engine and session errors alike): the request cannot be carried out as asked, 400; an
+  ``http_status`` attribute overrides the status (403 not paired, 409 nothing waits) and a ``field``
+  attribute names the part of a set-up request that is wrong;
+- :class:`engine.errors.IllegalActionError` and :class:`engine.errors.AmbiguousActionError`: the rules refuse
+  it or it fits several actions, 409;
+- ``OSError``: the device's storage failed, 503.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class LiveFeed(Protocol):
+    """The latest published snapshot and a way to wait for the next one (the SSE streams)."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    def latest(self) -> tuple[int, dict[str, Any]]: ...
+
+    def wait(self, after: int, timeout: float) -> tuple[int, dict[str, Any]] | None: ...
+
+
+class TableSession(Protocol):
+    """The running session as the page sees it."""
+
+    pairing_timeout_s: float
+
+    @property
+    def hub(self) -> LiveFeed: ...
+
+    def publish(self) -> None: ...
+
+    def catalog(self) -> list[dict[str, Any]]: ...
+
+    def new_game(
+        self, players: object, options: object = None, *, game: object, mode: object = "camera", seed: object = None,
+    ) -> None:
+        """Set up a game from a client's request: every field is checked before anything is written, and a
+        refusal is a ValueError whose ``field`` names the bad one."""
+
+    def legal(self) -> dict[str, Any]: ...
+
+    def apply_text(self, text: str, origin: str) -> None: ...
+
+    def undo(self, origin: str) -> None: ...
+
+    def correct(self, index: int, value: Any, origin: str = "page") -> None: ...
+
+    def confirm_table(self) -> bool: ...
+
+    def press(self, button: str, *, long: bool = False, origin: str = "panel", paired: bool = True) -> str: ...
+
+    def ask_pairing(self, token: str) -> None: ...
+
+    def pairing_status(self, token: str) -> str: ...
+
+    def games(self) -> list[dict[str, Any]]: ...
+
+    def export(self, game_id: int | None = None) -> dict[str, Any]: ...
+
+    def health(self) -> dict[str, Any]: ...
+
+    def frame_jpeg(self, width: int = 800) -> bytes | None: ...
+
+
+#: The buttons of the panel (physical or virtual).
+BUTTONS = ("confirm", "undo", "next")
