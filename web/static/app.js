@@ -1,191 +1,417 @@
-// The live page: draws the JSON snapshot that arrives over Server-Sent Events; sends changes as JSON
-// POSTs with the CSRF token. No framework, no network beyond this device.
-"use strict";
+// The page's shell: header, camera badge, pairing, warnings, virtual panel, last actions, set-up form,
+// export link. The game's own view is one ES module per game under ./games/, chosen by game.name
+// (Paša's rich view in pasa.js, every other game in generic.js until it draws its own board).
+// Each game module exports mount(root, ctx) and render(snapshot, ctx).
+//
+// Everything drawn comes from the JSON snapshot (SSE /api/events) and the legal actions (/api/legal,
+// fetched again whenever the snapshot's version changes). Changes go out as JSON POSTs with the CSRF
+// token. No framework, no build step, no network beyond this device, nothing evaluated from strings.
 
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const panelMode = document.querySelector('meta[name="panel-mode"]').content;
-let snapshot = null;
+
+/** Games with a view of their own; any other game gets the generic view. */
+const VIEWS = {pasa: "./games/pasa.js"};
+const GENERIC = "./games/generic.js";
+
 let paired = document.getElementById("pairing").dataset.paired === "yes";
+let latest = null; // the newest snapshot
+let legal = null; // the newest /api/legal answer
+let legalFor = -1; // the snapshot version legal was asked for
+let fetchSeq = 0;
+let view = null; // {name, module, root}
+let viewLoading = null;
+let catalog = null;
 
-const PIPS = {1: [5], 2: [1, 9], 3: [1, 5, 9], 4: [1, 3, 7, 9], 5: [1, 3, 5, 7, 9], 6: [1, 3, 4, 6, 7, 9]};
-const COLOURS = {white: "#f4f4f0", gray: "#9a9a96", maroon: "#7a1f28", orange: "#f07a14", red: "#c8282a",
-  green: "#2fa846", blue: "#1f4fae", yellow: "#ebd21e", purple: "#6a2878", black: "#232323", ivory: "#ebe1c8"};
-
-function el(tag, attrs = {}, text = "") {
+// --- small helpers, also given to the game modules through ctx ------------------------------------
+export function el(tag, attrs = {}, text = "") {
   const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== "") node.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    node.setAttribute(k, v === true ? "" : String(v));
+  }
+  if (text !== "" && text !== null && text !== undefined) node.textContent = String(text);
   return node;
 }
 
-async function post(url, body = {}) {
-  const response = await fetch(url, {
-    method: "POST", credentials: "same-origin",
-    headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
-    body: JSON.stringify(body),
-  });
+function slotOf(where) {
+  if (where instanceof Element) {
+    if (where.classList.contains("errors")) return where;
+    // the nearest error slot after the control, else the one in its card
+    const card = where.closest(".card, form, section") || document.body;
+    return card.querySelector(".errors") || document.querySelector('.errors[data-slot="pairing"]');
+  }
+  return document.querySelector(`.errors[data-slot="${where}"]`)
+    || document.querySelector('.errors[data-slot="pairing"]');
+}
+
+/** Show ``message`` in the error slot next to the control the player used; it stays until dismissed. */
+export function showError(where, message) {
+  const slot = slotOf(where);
+  const text = String(message || "something went wrong");
+  for (const p of slot.querySelectorAll(".error")) {
+    if (p.dataset.message === text) { p.classList.remove("flash"); void p.offsetWidth; p.classList.add("flash"); return p; }
+  }
+  const p = el("p", {class: "error", role: "alert", "data-message": text});
+  p.appendChild(el("span", {class: "message"}, text));
+  const dismiss = el("button", {type: "button", class: "dismiss", "aria-label": "dismiss this message", title: "dismiss"}, "×");
+  dismiss.addEventListener("click", () => p.remove());
+  p.appendChild(dismiss);
+  slot.appendChild(p);
+  p.scrollIntoView({block: "nearest", behavior: "instant"});
+  return p;
+}
+
+export function clearErrors(where) {
+  slotOf(where).querySelectorAll(".error").forEach((p) => p.remove());
+}
+
+/** POST ``body`` as JSON; on a refusal show the server's reason next to ``where``. Returns the JSON. */
+export async function post(url, body = {}, where = "pairing") {
+  let response;
+  try {
+    response = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    showError(where, `the device did not answer (${err.message || err}); is it on?`);
+    return {error: String(err), status: 0};
+  }
   const data = await response.json().catch(() => ({error: response.statusText}));
-  if (!response.ok) showError(data.error || response.statusText);
+  if (!response.ok) {
+    if (!data.error) data.error = response.statusText || `refused (${response.status})`;
+    data.status = data.status || response.status;
+    if (where !== null) showError(where, data.error);
+  }
   return data;
 }
 
-function showError(message) {
-  const box = document.getElementById("warnings");
-  const p = el("p", {class: "error"}, message);
-  box.prepend(p);
-  setTimeout(() => p.remove(), 6000);
+function ctx() {
+  return {
+    el, post, showError, clearErrors,
+    get legal() { return legal; },
+    get paired() { return paired; },
+    get snapshot() { return latest; },
+    panelMode,
+  };
 }
 
-function drawDie(value, colour, extra = []) {
-  const die = el("button", {class: ["die", ...extra].join(" "), type: "button", "data-value": value,
-    "aria-label": `die showing ${value}`});
-  const body = COLOURS[colour] || "#f4f4f0";
-  die.style.background = body;
-  const dark = ["maroon", "red", "green", "blue", "purple", "black", "gray"].includes(colour);
-  for (let cell = 1; cell <= 9; cell++) {
-    const pip = el("span", {class: "cell"});
-    if ((PIPS[value] || []).includes(cell)) pip.classList.add("pip");
-    if (dark) pip.classList.add("light");
-    die.appendChild(pip);
-  }
-  return die;
-}
-
-function holdMask(values, keep) {
-  const left = {};
-  for (const k of keep || []) left[k] = (left[k] || 0) + 1;
-  return values.map((v) => { if (left[v] > 0) { left[v] -= 1; return true; } return false; });
-}
-
-function render(s) {
-  snapshot = s;
+// --- the shell ------------------------------------------------------------------------------------
+function renderShell(s) {
   const game = s.game;
-  const live = game ? game.live : null;
   document.getElementById("title").textContent = game ? `${game.title} · game ${game.id}` : "Table Companion";
+  document.title = game ? `${game.title} · Table Companion` : "Table Companion";
   const cam = document.getElementById("camera");
-  cam.textContent = `camera: ${s.camera.status}` + (s.camera.detail ? ` (${s.camera.detail})` : "");
-  cam.className = "badge " + (s.camera.status === "ok" ? "ok" : s.camera.status === "lost" ? "bad" : "");
+  const camera = s.camera || {status: "none"};
+  cam.textContent = camera.status === "none" ? "no camera" : `camera: ${camera.status}` + (camera.detail ? ` (${camera.detail})` : "");
+  cam.className = "badge " + (camera.status === "ok" ? "ok" : camera.status === "lost" ? "bad" : "");
+  cam.title = camera.detail || "";
+
   const warnings = document.getElementById("warnings");
-  warnings.querySelectorAll(".warning").forEach((n) => n.remove());
-  for (const w of s.warnings) warnings.appendChild(el("p", {class: "warning"}, w));
+  warnings.replaceChildren();
+  const problems = new Set(((s.table || {}).problems) || []);
+  for (const w of s.warnings || []) {
+    if (!problems.has(w)) warnings.appendChild(el("p", {class: "warning"}, w));
+  }
   if (s.pairing_waiting) warnings.appendChild(el("p", {class: "warning"}, "A browser asks to pair: press CONFIRM on the device."));
 
-  // The dice: as read on the table when there is a reading, else as the engine holds them.
-  const diceBox = document.getElementById("dice");
-  diceBox.replaceChildren();
-  const table = s.table.dice;
-  const values = table.length ? table.map((d) => d.value) : (live ? live.dice : []);
-  const keep = live && live.holds.length ? live.holds[0].keep : null;
-  const mask = keep ? holdMask(values, keep) : values.map(() => false);
-  values.forEach((v, i) => {
-    const d = table[i] || {colour: "white"};
-    const extra = [];
-    if (mask[i]) extra.push("hold");
-    if (d.unsure) extra.push("unsure");
-    if (d.cocked) extra.push("cocked");
-    if (d.corrected) extra.push("corrected");
-    const die = drawDie(v, d.colour, extra);
-    die.dataset.index = i;
-    die.addEventListener("click", () => openCorrection(i));
-    diceBox.appendChild(die);
-  });
-  document.getElementById("accept").hidden = !s.table.pending;
-
-  if (live) {
-    document.getElementById("player").textContent = live.player || "game over";
-    document.getElementById("roll").textContent = live.roll;
-    document.getElementById("max-rolls").textContent = live.max_rolls;
-    document.getElementById("category").textContent = live.category_title || "–";
-    document.getElementById("hint").textContent = live.hint;
-    document.getElementById("stop").hidden = !["hold", "stop"].includes(live.phase);
-    // The camera cannot see a re-roll that lands on exactly the same faces: the players say so here.
-    document.getElementById("same-roll").hidden = live.phase !== "hold" || game.mode !== "camera";
-    renderAdvice(live);
-    renderSheet(game, live);
-    renderEntry(live);
+  const problem = document.getElementById("setup-problem");
+  problem.hidden = !s.setup_problem;
+  problem.replaceChildren();
+  if (s.setup_problem) {
+    problem.appendChild(el("h2", {}, "A game could not be loaded"));
+    problem.appendChild(el("p", {}, s.setup_problem));
+    problem.appendChild(el("p", {class: "hint"}, "It was skipped. Set up a new game below."));
   }
-  const logList = document.getElementById("log");
-  logList.replaceChildren();
-  for (const a of game ? game.actions.slice().reverse() : []) logList.appendChild(el("li", {}, `${a.text} (${a.origin})`));
+
+  if (catalog) defaultMode();
+  renderGameOver(game);
+  renderLog(game);
+  document.getElementById("undo").disabled = !game || !game.action_count;
   document.getElementById("export").href = game ? `/api/games/${game.id}` : "#";
+  document.getElementById("export").hidden = !game;
   const leds = s.leds || {};
   for (const name of ["ready", "attention"]) {
-    const led = document.getElementById(`led-${name}`);
-    led.className = `led ${name} ${leds[name] || "off"}`;
+    document.getElementById(`led-${name}`).className = `led ${name} ${leds[name] || "off"}`;
   }
-  document.body.dataset.version = s.version;
 }
 
-function renderAdvice(live) {
-  const list = document.getElementById("advice");
+function listNames(names) {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+function renderGameOver(game) {
+  const box = document.getElementById("game-over");
+  const over = !!(game && game.status && game.status.finished);
+  box.hidden = !over;
+  box.replaceChildren();
+  if (!over) return;
+  const winners = game.status.winners || [];
+  const scores = game.scores || {};
+  const top = winners.length ? (scores[winners[0]] || {}).total : null;
+  box.appendChild(el("h2", {}, "Game over"));
+  let line;
+  if (!winners.length) line = "Nobody won.";
+  else if (winners.length === 1) line = `${winners[0]} wins` + (top !== null && top !== undefined ? ` with ${top} points.` : ".");
+  else line = `${listNames(winners)} share the win` + (top !== null && top !== undefined ? ` with ${top} points each.` : ".");
+  box.appendChild(el("p", {class: "winner"}, line));
+  const table = el("table", {class: "final"});
+  const head = el("tr");
+  head.appendChild(el("th", {}, "Player"));
+  head.appendChild(el("th", {}, "Final total"));
+  table.appendChild(head);
+  const order = Object.keys(scores).sort((a, b) => (scores[b].total || 0) - (scores[a].total || 0));
+  for (const p of order) {
+    const row = el("tr", {class: winners.includes(p) ? "won" : ""});
+    row.appendChild(el("td", {}, p + (winners.includes(p) ? " ♛" : "")));
+    row.appendChild(el("td", {"data-player": p}, scores[p].total));
+    table.appendChild(row);
+  }
+  box.appendChild(table);
+  box.appendChild(el("p", {class: "hint"}, "The full sheet is below. Start the next game with the form at the bottom"
+    + (panelMode !== "none" ? " or hold CONFIRM on the device." : ".")));
+}
+
+function renderLog(game) {
+  const list = document.getElementById("log");
   list.replaceChildren();
-  for (const r of live.ranking) {
-    const title = (live.categories.find((c) => c.name === r.category) || {}).title || r.category;
-    const item = el("li", {class: r.category === live.selection ? "selected" : ""},
-      `${title}` + (r.value !== null ? ` · expected final total ${r.value.toFixed(1)}` : ""));
+  const actions = game ? (game.actions || []) : [];
+  const count = game ? (game.action_count || actions.length) : 0;
+  list.setAttribute("start", String(count));
+  for (const a of actions.slice().reverse()) {
+    const item = el("li", {title: a.text});
+    item.appendChild(el("span", {class: "words"}, a.words || a.text));
+    if (a.origin && a.origin !== "page") item.appendChild(el("span", {class: "origin"}, ` · ${a.origin}`));
     list.appendChild(item);
   }
-  const holds = document.getElementById("holds");
-  holds.textContent = live.holds.length
-    ? `Keep ${live.holds[0].keep.join(" ") || "nothing"}` + (live.holds[0].value !== null ? ` (expected final total ${live.holds[0].value.toFixed(1)})` : "")
-    : "";
+  if (!actions.length) list.appendChild(el("li", {class: "hint empty"}, game ? "Nothing yet." : "No game running."));
 }
 
-function renderSheet(game, live) {
-  const sheet = document.getElementById("sheet");
-  sheet.replaceChildren();
-  const head = el("tr");
-  head.appendChild(el("th", {}, "Category"));
-  head.appendChild(el("th", {}, "Now"));
-  for (const p of game.players) head.appendChild(el("th", {class: p === live.player ? "to-move" : ""}, p));
-  sheet.appendChild(head);
-  for (const c of live.categories) {
-    const row = el("tr", {"data-category": c.name, class: c.name === live.selection ? "selected" : ""});
-    const name = el("td");
-    if (live.phase === "choose" && c.open) {
-      const b = el("button", {type: "button", class: "choose", "data-category": c.name}, c.title);
-      b.addEventListener("click", () => post("/api/action", {text: `choose ${c.name}`}));
-      name.appendChild(b);
-    } else {
-      name.textContent = c.title + (c.name === live.category ? " ◀" : "");
+// --- the game's view -------------------------------------------------------------------------------
+async function ensureView(game) {
+  const root = document.getElementById("game-root");
+  const name = game ? game.name : "";
+  const wanted = game ? (VIEWS[name] || GENERIC) : null;
+  if (view && view.name === name && view.gameId === (game ? game.id : null)) return view;
+  if (viewLoading && viewLoading.name === name) return viewLoading.promise;
+  const promise = (async () => {
+    root.replaceChildren();
+    document.body.dataset.game = name;
+    if (!wanted) {
+      const card = el("div", {class: "card empty-game"});
+      card.appendChild(el("h2", {}, "No game running"));
+      const p = el("p", {}, "Set up a game with the form ");
+      const a = el("a", {href: "#setup"}, "below");
+      p.appendChild(a);
+      p.appendChild(document.createTextNode("."));
+      card.appendChild(p);
+      root.appendChild(card);
+      view = {name, gameId: null, module: null, root};
+      return view;
     }
-    row.appendChild(name);
-    row.appendChild(el("td", {class: "now"}, c.now === null ? "" : String(c.now)));
-    for (const p of game.players) {
-      const v = live.sheets[p][c.name];
-      row.appendChild(el("td", {}, v === null || v === undefined ? "" : String(v)));
-    }
-    sheet.appendChild(row);
+    const module = await import(wanted);
+    const mine = el("div", {class: `game-view game-${name}`, "data-view": wanted.endsWith("generic.js") ? "generic" : name});
+    root.replaceChildren(mine);
+    module.mount(mine, ctx());
+    view = {name, gameId: game.id, module, root: mine};
+    return view;
+  })();
+  viewLoading = {name, promise};
+  try {
+    return await promise;
+  } finally {
+    viewLoading = null;
   }
-  const total = el("tr", {class: "total"});
-  total.appendChild(el("td", {}, "Total"));
-  total.appendChild(el("td"));
-  for (const p of game.players) {
-    const crown = game.status.winners.includes(p) ? " ♛" : "";
-    total.appendChild(el("td", {"data-player": p}, String(live.totals[p]) + crown));
-  }
-  sheet.appendChild(total);
 }
 
-function renderEntry(live) {
-  const select = document.getElementById("enter-category");
-  const open = live.categories.filter((c) => c.open).map((c) => c.name);
-  if (select.dataset.open === open.join(",")) return;
-  select.dataset.open = open.join(",");
+async function fetchLegal(version) {
+  try {
+    const response = await fetch("/api/legal", {credentials: "same-origin", cache: "no-store"});
+    if (!response.ok) return null;
+    const data = await response.json();
+    data.for = version;
+    return data;
+  } catch (err) {
+    return null;
+  }
+}
+
+async function onSnapshot(s) {
+  latest = s;
+  renderShell(s);
+  const mine = ++fetchSeq;
+  if (s.game && legalFor !== s.version) {
+    const got = await fetchLegal(s.version);
+    if (mine !== fetchSeq) return; // a newer snapshot is on its way
+    legal = got;
+    legalFor = s.version;
+  } else if (!s.game) {
+    legal = null;
+  }
+  const v = await ensureView(s.game);
+  if (mine !== fetchSeq) return;
+  if (v.module) {
+    try {
+      v.module.render(latest, ctx());
+    } catch (err) {
+      showError("pairing", `the page could not draw this game: ${err.message || err}`);
+      throw err;
+    }
+  }
+  document.body.dataset.version = String(s.version);
+}
+
+// --- set-up form, built from /api/catalog ------------------------------------------------------------
+async function loadCatalog() {
+  try {
+    const response = await fetch("/api/catalog", {credentials: "same-origin"});
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error || response.statusText);
+    catalog = data.games || [];
+  } catch (err) {
+    showError("setup", `the list of games could not be loaded (${err.message || err}); reload the page`);
+    catalog = [];
+  }
+  const select = document.getElementById("setup-game");
   select.replaceChildren();
-  for (const c of live.categories.filter((c) => c.open)) select.appendChild(el("option", {value: c.name}, c.title));
+  for (const g of catalog) select.appendChild(el("option", {value: g.name}, g.title));
+  const current = latest && latest.game ? latest.game.name : null;
+  if (current && catalog.some((g) => g.name === current)) select.value = current;
+  drawSetupFor(select.value);
 }
 
-function openCorrection(index) {
-  if (!paired) { showError("Pair this browser to correct a die."); return; }
-  const dialog = document.getElementById("correct-dialog");
-  document.getElementById("correct-index").textContent = index + 1;
-  dialog.returnValue = "";
-  dialog.onclose = () => {
-    const value = parseInt(dialog.returnValue, 10);
-    if (value >= 1 && value <= 6) post("/api/correct", {index, value});
-  };
-  dialog.showModal();
+function gameEntry(name) {
+  return (catalog || []).find((g) => g.name === name) || null;
+}
+
+function drawSetupFor(name) {
+  const entry = gameEntry(name);
+  const options = document.getElementById("setup-options");
+  options.querySelectorAll(".option").forEach((n) => n.remove());
+  const mode = document.getElementById("setup-mode");
+  mode.replaceChildren();
+  const note = document.getElementById("setup-game-note");
+  const hint = document.getElementById("setup-players-hint");
+  if (!entry) { options.hidden = true; note.textContent = ""; hint.textContent = ""; return; }
+  const [min, max] = entry.players;
+  hint.textContent = min === max ? `${min} player${min === 1 ? "" : "s"}` : `${min} to ${max} players, names of 1 to 24 characters, each different`;
+  const names = Object.keys(entry.options || {});
+  options.hidden = names.length === 0;
+  for (const optName of names) {
+    const opt = entry.options[optName];
+    const id = `setup-option-${optName}`;
+    const wrap = el("div", {class: "option"});
+    const label = el("label", {for: id}, optName.replaceAll("_", " "));
+    const select = el("select", {id, "data-option": optName, "aria-describedby": `${id}-doc`});
+    for (const choice of opt.choices) {
+      select.appendChild(el("option", {value: choice}, choice === opt.default ? `${choice} (default)` : choice));
+    }
+    select.value = opt.default;
+    label.appendChild(select);
+    wrap.appendChild(label);
+    wrap.appendChild(el("p", {class: "hint doc", id: `${id}-doc`}, opt.doc || ""));
+    options.appendChild(wrap);
+  }
+  if (entry.live === "camera") mode.appendChild(el("option", {value: "camera"}, "camera: the device watches the table"));
+  mode.appendChild(el("option", {value: "offline"}, "offline: enter every move on this page"));
+  defaultMode();
+  note.textContent = entry.live === "camera" ? "" : `${entry.title} is played offline on this page for now: the camera cannot follow it yet.`;
+}
+
+let modeTouched = false;
+
+/** Camera mode for a game the camera can follow, when this device has a camera; else offline. */
+function defaultMode() {
+  if (modeTouched) return;
+  const entry = gameEntry(document.getElementById("setup-game").value);
+  if (!entry) return;
+  const noCamera = !latest || !latest.camera || latest.camera.status === "none";
+  document.getElementById("setup-mode").value = entry.live === "camera" && !noCamera ? "camera" : "offline";
+}
+
+const PRINTABLE = /^[^\p{C}]+$/u;
+
+function checkPlayers(entry, names) {
+  const [min, max] = entry.players;
+  if (names.length < min || names.length > max) {
+    return `${entry.title} takes ${min === max ? min : `${min} to ${max}`} players; ${names.length} given`;
+  }
+  for (const n of names) {
+    if (n.length < 1 || n.length > 24) return `a player's name must have 1 to 24 characters: "${n}"`;
+    if (!PRINTABLE.test(n)) return `a player's name must be printable characters only: "${n}"`;
+  }
+  const seen = new Set();
+  for (const n of names) {
+    if (seen.has(n)) return `two players are called "${n}": give each a different name`;
+    seen.add(n);
+  }
+  return null;
+}
+
+async function submitSetup(event) {
+  event.preventDefault();
+  for (const slot of document.querySelectorAll('#setup-form .errors')) slot.replaceChildren();
+  const name = document.getElementById("setup-game").value;
+  const entry = gameEntry(name);
+  if (!entry) { showError("field-game", "choose a game first"); return; }
+  const raw = document.getElementById("setup-players").value;
+  const players = raw.split(",").map((p) => p.trim()).filter((p) => p !== "");
+  const bad = checkPlayers(entry, players);
+  if (bad) { showError("field-players", bad); return; }
+  const options = {};
+  for (const select of document.querySelectorAll("#setup-options select[data-option]")) options[select.dataset.option] = select.value;
+  const body = {game: name, players, options, mode: document.getElementById("setup-mode").value};
+  const seedText = document.getElementById("setup-seed").value.trim();
+  if (seedText !== "") {
+    const seed = Number(seedText);
+    if (!Number.isInteger(seed) || seed < 0) { showError("field-seed", "the seed must be a whole number, 0 or more"); return; }
+    body.seed = seed;
+  }
+  const button = document.getElementById("setup-start");
+  button.disabled = true;
+  try {
+    const data = await post("/api/game", body, null);
+    if (data.error) {
+      const field = data.field && document.querySelector(`.errors[data-slot="field-${data.field}"]`) ? `field-${data.field}` : "setup";
+      showError(field, data.error);
+    } else {
+      document.getElementById("game-root").scrollIntoView({block: "start"});
+    }
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// --- pairing, live stream, buttons -------------------------------------------------------------------
+async function pair() {
+  const asked = await post("/api/pair", {}, "pairing");
+  if (asked.error) return;
+  const badge = document.getElementById("pairing");
+  badge.textContent = asked.message;
+  const deadline = Date.now() + asked.timeout_s * 1000 + 2000;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    let st;
+    try {
+      st = await (await fetch("/api/pair", {credentials: "same-origin"})).json();
+    } catch (err) {
+      continue;
+    }
+    if (st.paired) {
+      paired = true;
+      badge.textContent = "paired";
+      badge.className = "badge ok";
+      badge.dataset.paired = "yes";
+      document.getElementById("pair-button").hidden = true;
+      if (latest) onSnapshot(latest);
+      return;
+    }
+    if (st.status === "expired" || st.status === "not asked") break;
+  }
+  badge.textContent = "pairing timed out: try again";
 }
 
 function connect() {
@@ -194,67 +420,24 @@ function connect() {
   source.addEventListener("state", (event) => {
     status.textContent = "live";
     status.className = "badge ok";
-    render(JSON.parse(event.data));
+    onSnapshot(JSON.parse(event.data));
   });
   source.onerror = () => { status.textContent = "reconnecting…"; status.className = "badge bad"; };
 }
 
-async function pair() {
-  const asked = await post("/api/pair");
-  if (asked.error) return;
-  const badge = document.getElementById("pairing");
-  badge.textContent = asked.message;
-  const deadline = Date.now() + asked.timeout_s * 1000 + 2000;
-  while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 700));
-    const st = await (await fetch("/api/pair", {credentials: "same-origin"})).json();
-    if (st.paired) {
-      paired = true;
-      badge.textContent = "paired";
-      badge.className = "badge ok";
-      badge.dataset.paired = "yes";
-      document.getElementById("pair-button").hidden = true;
-      return;
-    }
-    if (st.status === "expired" || st.status === "not asked") break;
-  }
-  badge.textContent = "pairing timed out: try again";
-}
-
-function refreshFrame() {
-  const img = document.getElementById("frame");
-  if (snapshot && snapshot.camera.status !== "none") img.src = `/api/frame.jpg?v=${Date.now()}`;
-}
-
-document.addEventListener("DOMContentLoaded", () => {
+function start() {
   connect();
+  loadCatalog();
   document.getElementById("pair-button").addEventListener("click", pair);
-  document.getElementById("accept").addEventListener("click", () => post("/api/confirm"));
-  document.getElementById("stop").addEventListener("click", () => post("/api/action", {text: "stop"}));
-  document.getElementById("undo").addEventListener("click", () => post("/api/undo"));
-  document.getElementById("same-roll").addEventListener("click", () => {
-    const dice = snapshot && snapshot.game ? snapshot.game.live.dice : [];
-    if (dice.length) post("/api/action", {text: `roll ${dice.join(" ")}`});
-  });
-  document.getElementById("enter-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const category = document.getElementById("enter-category").value;
-    const points = document.getElementById("enter-points").value;
-    post("/api/action", {text: `enter ${category} ${points}`});
-  });
-  document.getElementById("setup-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const players = document.getElementById("setup-players").value.split(",").map((p) => p.trim()).filter(Boolean);
-    post("/api/game", {players, options: {pasa: document.getElementById("setup-rule").value},
-      mode: document.getElementById("setup-mode").value});
-  });
+  document.getElementById("undo").addEventListener("click", (e) => post("/api/undo", {}, e.currentTarget));
+  document.getElementById("setup-game").addEventListener("change", (e) => { modeTouched = false; drawSetupFor(e.target.value); });
+  document.getElementById("setup-mode").addEventListener("change", () => { modeTouched = true; });
+  document.getElementById("setup-form").addEventListener("submit", submitSetup);
   if (panelMode === "mock") {
-    document.querySelectorAll("#virtual-panel button").forEach((b) => b.addEventListener("click", () =>
-      post("/api/panel/press", {button: b.dataset.button, long: b.dataset.long === "true"})));
+    document.querySelectorAll("#virtual-panel button[data-button]").forEach((b) => b.addEventListener("click", () =>
+      post("/api/panel/press", {button: b.dataset.button, long: b.dataset.long === "true"}, "panel")));
   }
-  const frame = document.getElementById("frame");
-  frame.hidden = true;
-  frame.addEventListener("error", () => { frame.hidden = true; });
-  frame.addEventListener("load", () => { frame.hidden = false; });
-  setInterval(refreshFrame, 1000);
-});
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+else start();
