@@ -23,7 +23,7 @@ from functools import cache
 
 from engine.dice import check_face
 from engine.errors import IllegalActionError, InvalidActionError, legal_hint
-from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
 from engine.pasa.rules import (
     CATEGORIES,
     DEFAULT_RULE,
@@ -198,7 +198,11 @@ def _sub_multisets(dice: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 
 @register
 class PasaGame(Game[PasaState, PasaAction]):
-    """Paša-řada-pyramida: 1 to 8 players, 6 dice, 9 categories each used once, up to 3 rolls a turn."""
+    """Paša-řada-pyramida: 1 to 8 players, 6 dice, 9 categories each used once, up to 3 rolls a turn.
+
+    Action groups for the page (:meth:`describe`): ``category`` (choose after roll 1), ``hold`` (keep some
+    dice, re-roll the rest), ``stop`` (end the turn), ``enter`` (offline entry), ``chance`` (a roll).
+    """
 
     name = "pasa"
     title = "Paša-řada-pyramida"
@@ -431,6 +435,19 @@ class PasaGame(Game[PasaState, PasaAction]):
     # --- text -------------------------------------------------------------------------------------
     def parse_action(self, text: str, state: PasaState | None = None) -> PasaAction:
         return parse_action(text)
+
+    # --- what the players read (engine.pasa.words) -------------------------------------------------
+    def describe(self, state: PasaState, action: PasaAction) -> LegalAction:
+        """``action`` in words; groups: category, hold, stop, enter, chance (see :mod:`engine.pasa.words`)."""
+        from engine.pasa import words  # words reads this module's actions
+
+        label, group = words.label(state, action)
+        return LegalAction(self.action_text(action), label, group)
+
+    def chance_prompt(self, state: PasaState) -> ChancePrompt | None:
+        from engine.pasa import words
+
+        return words.chance_prompt(state)
 
 
 def _parse_faces(words: list[str], text: str) -> tuple[int, ...]:
