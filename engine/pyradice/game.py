@@ -20,8 +20,9 @@ from typing import Any
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
-from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
 from engine.pyradice import pyramid as pyr
+from engine.pyradice import words
 from engine.pyradice.cards import CARDS, find_card
 from engine.pyradice.objectives import TOKEN_POINTS, TOKENS, objective_met, outlook
 from engine.pyradice.quarry import (
@@ -163,6 +164,12 @@ def tokens_met(state: PyradiceState, player: PlayerState) -> int:
 
 @register
 class PyradiceGame(Game[PyradiceState, Action]):
+    """Pyradice for 2 to 4 players.
+
+    Action groups for the page (:meth:`describe`): ``take`` (a quarry die), ``reserve`` (use the reserve
+    die), ``place``, ``skill``, ``pass`` (no skill) and ``chance`` (the roll-off, an A2 re-roll).
+    """
+
     name = "pyradice"
     title = "Pyradice"
     min_players = 2
@@ -519,6 +526,15 @@ class PyradiceGame(Game[PyradiceState, Action]):
     # --- text ---------------------------------------------------------------------------------
     def parse_action(self, text: str, state: PyradiceState | None = None) -> Action:
         return parse_action(text)
+
+    # --- what the players read (engine.pyradice.words) ------------------------------------------
+    def describe(self, state: PyradiceState, action: Action) -> LegalAction:
+        """``action`` in words; groups: take, reserve, place, skill, pass, chance (see :mod:`engine.pyradice.words`)."""
+        label, group = words.label(state, action)
+        return LegalAction(self.action_text(action), label, group)
+
+    def chance_prompt(self, state: PyradiceState) -> ChancePrompt | None:
+        return words.chance_prompt(state)
 
 
 _GAME = PyradiceGame()
