@@ -43,7 +43,7 @@ from typing import Any, ClassVar, TypeVar
 
 from engine import serial
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
-from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
 from engine.pyramido.activation import MIXES, ActivationResult, AreaActivation, best_activation, check_mix, gems_for
 from engine.pyramido.areas import areas
 from engine.pyramido.dominoes import (
@@ -478,6 +478,13 @@ def _face_down_piles(state: PyramidoState) -> list[int]:
 
 @register
 class Pyramido(Game[PyramidoState, PyramidoAction]):
+    """Pyramido: Forgotten Treasures for 1 to 4 players (solo against the Legend).
+
+    Action groups for the page (:meth:`describe`): ``take`` (a domino and a gem), ``flip`` (turn a pile's
+    top), ``place``, ``score`` (gems on an area), ``end`` (finish placing gems), ``discard`` (down to 5)
+    and ``chance`` (a gem drawn, a domino revealed).
+    """
+
     name: ClassVar[str] = "pyramido"
     title: ClassVar[str] = "Pyramido: Forgotten Treasures"
     min_players: ClassVar[int] = 1
@@ -1095,6 +1102,20 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
     # --- text and JSON --------------------------------------------------------------------------
     def parse_action(self, text: str, state: PyramidoState | None = None) -> PyramidoAction:
         return parse_action(text)
+
+    # --- what the players read (engine.pyramido.words) ------------------------------------------
+    def describe(self, state: PyramidoState, action: PyramidoAction) -> LegalAction:
+        """``action`` in words; groups: take, flip, place, score, end, discard, chance (see
+        :mod:`engine.pyramido.words`)."""
+        from engine.pyramido import words  # words reads this module's actions
+
+        label, group = words.label(state, action)
+        return LegalAction(self.action_text(action), label, group)
+
+    def chance_prompt(self, state: PyramidoState) -> ChancePrompt | None:
+        from engine.pyramido import words
+
+        return words.chance_prompt(state)
 
     def action_to_json(self, action: PyramidoAction) -> str:
         return json.dumps({_KIND_OF[type(action)]: serial.to_jsonable(action)}, sort_keys=True, separators=(",", ":"))
