@@ -41,7 +41,7 @@ from engine.dicetreasure.state import (
     parse_action,
 )
 from engine.errors import IllegalActionError, InvalidActionError, legal_hint
-from engine.game import Game, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
 
 #: players -> (gold goal, motif cards dealt per round, turns per round T), RULES.md 3.2.
 SETUP: dict[int, tuple[int, int, int]] = {1: (18, 3, 6), 2: (24, 4, 6), 3: (18, 3, 5), 4: (12, 2, 4)}
@@ -292,7 +292,13 @@ def dealt_player(state: DiceTreasureState) -> int:
 
 @register
 class DiceTreasure(Game[DiceTreasureState, Action]):
-    """Dice Treasure for 1 to 4 players (solo rules with 1)."""
+    """Dice Treasure for 1 to 4 players (solo rules with 1).
+
+    Action groups for the page (:meth:`describe`): ``place`` (a die on a card's space), ``exchange`` (with
+    the common reserve), ``bonus`` (claim a leprechaun card), ``reserve`` (solo: a common die to the personal
+    reserve), ``end`` (end the turn; solo: done filling the new cards) and ``chance`` (cards laid out or
+    dealt, dice rolled).
+    """
 
     name = "dicetreasure"
     title = "Dice Treasure"
@@ -707,6 +713,20 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
     # --- text --------------------------------------------------------------------------------
     def parse_action(self, text: str, state: DiceTreasureState | None = None) -> Action:
         return parse_action(text)
+
+    # --- what the players read (engine.dicetreasure.words) --------------------------------------
+    def describe(self, state: DiceTreasureState, action: Action) -> LegalAction:
+        """``action`` in words; groups: place, exchange, bonus, reserve, end, chance (see
+        :mod:`engine.dicetreasure.words`)."""
+        from engine.dicetreasure import words  # words reads this module's helpers
+
+        label, group = words.label(state, action)
+        return LegalAction(self.action_text(action), label, group)
+
+    def chance_prompt(self, state: DiceTreasureState) -> ChancePrompt | None:
+        from engine.dicetreasure import words
+
+        return words.chance_prompt(state)
 
 
 GAME = DiceTreasure()
