@@ -99,6 +99,13 @@ class Pipeline:
     #: the "players" answer from that truth, as people at the table would on the page. Counted.
     players_answer: bool = False
     answers: int = 0
+    #: The game a recording's scripted inputs (presses, corrections) belong to; None: whatever game runs.
+    #: The demo sets it, so that a game the players start while it runs is theirs alone.
+    script_game: int | None = None
+
+    def scripted(self) -> bool:
+        record = self.session.record
+        return self.script_game is None or (record is not None and record.id == self.script_game)
 
     def apply_input(self, item: dict[str, Any]) -> None:
         kind = item.get("kind")
@@ -119,7 +126,7 @@ class Pipeline:
 
     def process(self, frame: Frame, inputs: Sequence[dict[str, Any]] = ()) -> StepResult:
         self.session.frame_ref = frame.index
-        for item in inputs:
+        for item in inputs if self.scripted() else ():
             self.apply_input(item)
         result = self.filter.step(frame.image, read=lambda: self.reader(frame))
         if result.tracking != "bad":
@@ -248,6 +255,8 @@ class Appliance:
         if self.camera is not None:
             self.camera.start()
         self.notifier.ready("running")
+        if self.restart_on_loop and self.session.record is not None:
+            self.pipeline.script_game = self.session.record.id  # the demo's own game
         seq = 0
         last_frame = time.monotonic()
         lost_after = self.config.camera.lost_after_s
@@ -259,7 +268,7 @@ class Appliance:
                 self._stop.wait(0.5)
                 continue
             seq, frame, inputs = self.camera.latest(seq, timeout=0.2)
-            for item in inputs if frame is None else ():
+            for item in inputs if frame is None and self.pipeline.scripted() else ():
                 self.pipeline.apply_input(item)
             if frame is None:
                 if self.camera.ended:
@@ -274,9 +283,11 @@ class Appliance:
             if last_frame - fps_since >= 2.0:
                 self.session.camera["fps"] = round(fps_count / (last_frame - fps_since), 1)
                 fps_count, fps_since = 0, last_frame
-            if frame.index < last_index and self.restart_on_loop and self.session.record is not None:
+            if frame.index < last_index and self.restart_on_loop and self.session.record is not None \
+                    and self.pipeline.scripted():
                 record = self.session.record
                 self.session.new_game(record.players, record.options, game=record.game, mode=record.mode)
+                self.pipeline.script_game = self.session.record.id
             last_index = frame.index
             if self.session.camera["status"] != "ok":
                 self.session.set_camera("ok", self.camera.source.name)

@@ -8,6 +8,7 @@ page address printed. SIGTERM and Ctrl-C stop it cleanly.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -26,6 +27,8 @@ from device.sources import ReplaySource, make_source
 from device.stability import StabilityFilter
 
 DEMO_RECORDING = Path(__file__).with_name("recordings") / "pasa-2p"
+#: How long the demo shows its finished game (winner, final sheet) before it plays it again.
+DEMO_GAME_OVER_S = 20.0
 
 
 def _say(message: str) -> None:
@@ -83,6 +86,11 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as cleanup:
+        return _run(args, cleanup)
+
+
+def _run(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> int:
     config = load_config(args.config)
     reader_name = args.reader
     if args.demo:
@@ -95,7 +103,10 @@ def run_command(args: argparse.Namespace) -> int:
             game={"players": list(recording.players), "options": dict(recording.options), "name": recording.game},
             web={"host": args.host or "127.0.0.1"},
         )
-        state_dir = Path(args.state_dir) if args.state_dir else Path(tempfile.mkdtemp(prefix="companion-demo-"))
+        if args.state_dir:
+            state_dir = Path(args.state_dir)
+        else:  # removed when the demo stops
+            state_dir = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="companion-demo-")))
     else:
         state_dir = Path(args.state_dir) if args.state_dir else config.storage.path()
     if args.source:
@@ -103,7 +114,8 @@ def run_command(args: argparse.Namespace) -> int:
     source = None
     if not args.offline:
         source = make_source(config.camera.source, width=config.camera.width, height=config.camera.height,
-                             warmup_s=config.camera.warmup_s, fast=args.fast, loop=args.demo)
+                             warmup_s=config.camera.warmup_s, fast=args.fast, loop=args.demo,
+                             loop_pause_s=DEMO_GAME_OVER_S if args.demo else 0.0)
     if args.demo:
         reader, reader_name = choose_reader(reader_name, say=_say)
     else:

@@ -57,10 +57,10 @@ class NotPairedError(SessionError):
     http_status = 403
 
 
-class NothingPendingError(SessionError):
-    """CONFIRM on the page with nothing on the table waiting for it (HTTP 409)."""
+class NoSuchGameError(SessionError):
+    """A logged game asked for by id that the log does not hold (HTTP 404)."""
 
-    http_status = 409
+    http_status = 404
 
 
 @dataclass
@@ -571,7 +571,7 @@ class GameSession:
                     raise SessionError("no game to export")
                 game_id = self.record.id
             if game_id not in self.log.game_ids():
-                raise SessionError(f"no game {game_id} in the event log")
+                raise NoSuchGameError(f"no game {game_id} in the event log")
             record = self.log.game(game_id)
         return game_record_json(record)
 

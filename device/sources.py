@@ -160,10 +160,11 @@ class Picamera2Source(FrameSource):
 
 
 class ReplaySource(FrameSource):
-    """A recording played back: each frame at its recorded time (or at once with ``fast``)."""
+    """A recording played back: each frame at its recorded time (or at once with ``fast``). With ``loop``
+    it starts over at the end, after showing its last frame for ``loop_pause_s`` (the demo's game over)."""
 
     def __init__(self, path: str | Path, *, fast: bool = False, start: int = 0, loop: bool = False,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, loop_pause_s: float = 0.0) -> None:
         from device.recording import load_recording
 
         self.recording = load_recording(path)
@@ -172,6 +173,8 @@ class ReplaySource(FrameSource):
         self._position = start
         self._t0 = 0.0
         self._cache: tuple[str, np.ndarray | None] | None = None
+        self.loop_pause_s = 0.0 if fast else loop_pause_s
+        self._paused_until: float | None = None
 
     def open(self) -> None:
         self._t0 = time.monotonic() - (self.recording.frames[self._position].t if self._position < len(self) else 0)
@@ -187,6 +190,15 @@ class ReplaySource(FrameSource):
         if self._position >= len(self):
             if not self.loop:
                 raise EOFError("end of the recording")
+            now = time.monotonic()
+            if self._paused_until is None:
+                self._paused_until = now + self.loop_pause_s
+            if now < self._paused_until:
+                # The last frame again, a few times a second: the table is still and the camera is not lost.
+                self.sleep(min(0.2, self._paused_until - now))
+                last = self.recording.frames[-1]
+                return Frame(self._image(last.file), len(self) - 1, time.monotonic(), truth=last.dice, inputs=())
+            self._paused_until = None
             self._position = 0
             self.open()
         info = self.recording.frames[self._position]
@@ -224,7 +236,7 @@ def read_frame_file(path: Path) -> np.ndarray | None:
 
 
 def make_source(spec: str, *, width: int = 1280, height: int = 960, warmup_s: float = 2.0,
-                fast: bool = False, start: int = 0, loop: bool = False) -> FrameSource:
+                fast: bool = False, start: int = 0, loop: bool = False, loop_pause_s: float = 0.0) -> FrameSource:
     """The source named by ``spec``; an unknown name is an error, never a fallback."""
     if spec == "picamera2":
         return Picamera2Source(width, height, warmup_s)
@@ -237,7 +249,7 @@ def make_source(spec: str, *, width: int = 1280, height: int = 960, warmup_s: fl
         path = spec.partition(":")[2]
         if not path:
             raise UsageError("source 'replay:' needs a recording folder, e.g. replay:device/recordings/pasa-2p")
-        return ReplaySource(path, fast=fast, start=start, loop=loop)
+        return ReplaySource(path, fast=fast, start=start, loop=loop, loop_pause_s=loop_pause_s)
     raise UsageError(f"unknown frame source {spec!r}; sources: picamera2, opencv:N, replay:PATH")
 
 

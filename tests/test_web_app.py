@@ -25,7 +25,7 @@ pytest.importorskip("engine.pasa", reason="engine.pasa (the Paša game) is not i
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[GameSession]:
     s = GameSession(EventLog(tmp_path / "events.sqlite3"), Hub())
-    s.new_game(["Anna", "Ben"])
+    s.new_game(["Anna", "Ben"], game="pasa")
     yield s
     s.log.close()
 
@@ -131,10 +131,12 @@ def test_correct_choose_stop_over_http(client: FlaskClient, session: GameSession
         ("/api/action", {"text": "fly away"}, 400),
         ("/api/action", {"text": "stop"}, 409),
         ("/api/action", {"text": "enter twos 5"}, 400),
-        ("/api/game", {"players": "Anna"}, 400),
-        ("/api/game", {"players": ["A", "A"]}, 400),
-        ("/api/game", {"players": ["A"], "options": {"pasa": "nonsense"}}, 400),
-        ("/api/game", {"players": ["A"], "mode": "telepathy"}, 400),
+        ("/api/game", {"game": "pasa", "players": "Anna"}, 400),
+        ("/api/game", {"game": "pasa", "players": ["A", "A"]}, 400),
+        ("/api/game", {"game": "pasa", "players": ["A"], "options": {"pasa": "nonsense"}}, 400),
+        ("/api/game", {"game": "pasa", "players": ["A"], "mode": "telepathy"}, 400),
+        ("/api/game", {"players": ["A"]}, 400),
+        ("/api/game", {"game": "pasa", "players": ["A"], "colour": "red"}, 400),
         ("/api/confirm", {}, 409),
         ("/api/panel/press", {"button": "self-destruct"}, 400),
         ("/api/panel/press", {"button": "next", "long": "yes"}, 400),
@@ -155,9 +157,144 @@ def test_unknown_routes_and_methods_are_json(client: FlaskClient) -> None:
 
 
 def test_virtual_panel_presses(client: FlaskClient, session: GameSession) -> None:
+    session.on_settled([reading(v, 100.0 * i, 50.0) for i, v in enumerate([1, 6, 6, 6, 2, 3])], moved=True)
+    for button, long in (("undo", False), ("confirm", True), ("next", False)):
+        refused = post(client, "/api/panel/press", {"button": button, "long": long})
+        assert refused.status_code == 403 and "not paired" in refused.get_json()["error"]
+    assert len(session.actions) == 1  # an unpaired browser changed nothing
     post(client, "/api/pair")
     assert post(client, "/api/panel/press", {"button": "confirm"}).get_json()["did"] == "paired a browser"
     assert client.get("/api/pair").get_json()["paired"] is True
+    assert post(client, "/api/panel/press", {"button": "undo"}).get_json()["did"] == "undone"
+    assert session.actions == []
+
+
+def test_catalog_comes_from_the_engine(client: FlaskClient) -> None:
+    from engine.game import GAME_MODULES, find_game
+
+    games = client.get("/api/catalog").get_json()["games"]
+    assert [g["name"] for g in games] == list(GAME_MODULES)
+    for entry in games:
+        game = find_game(entry["name"])
+        assert entry["title"] == game.title and entry["players"] == [game.min_players, game.max_players]
+        assert entry["options"] == {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc}
+                                    for o in game.options}
+    assert {g["name"]: g["live"] for g in games} == {
+        "pasa": "camera", "pyradice": "offline", "pyramido": "offline", "dicetreasure": "offline"}
+
+
+def test_set_up_refusals_name_the_field_and_write_nothing(client: FlaskClient, session: GameSession) -> None:
+    pair(client, session)
+    before = session.log.game_ids()
+    for body, field in (({"game": "pyradice", "players": ["Anna", "Ben"], "mode": "camera"}, "mode"),
+                        ({"game": "pyradice", "players": ["Anna"], "mode": "offline"}, "players"),
+                        ({"game": "nim", "players": ["Anna", "Ben"]}, "game"),
+                        ({"game": "pasa", "players": ["Anna", "Ben"], "seed": 1.5}, "seed")):
+        refused = post(client, "/api/game", body)
+        assert refused.status_code == 400 and refused.get_json()["field"] == field, refused.get_json()
+    assert session.log.game_ids() == before
+    assert client.get("/healthz").get_json()["engine"]["status"] == "ok"
+
+
+def test_a_board_game_is_set_up_and_played_on_the_page(client: FlaskClient, session: GameSession) -> None:
+    """The issue's reproduction: a Pyradice game from the page, then a restart finds it again."""
+    pair(client, session)
+    assert post(client, "/api/game", {"game": "pyradice", "players": ["Anna", "Ben"], "mode": "offline",
+                                      "seed": 5}).status_code == 200
+    assert client.get("/healthz").get_json()["engine"] == {"status": "ok", "game": "pyradice",
+                                                           "phase": "roll-off", "problem": None}
+    legal = client.get("/api/legal").get_json()
+    assert legal["legal"] == [] and legal["chance"]["example"]
+    assert post(client, "/api/action", {"text": legal["chance"]["example"]}).status_code == 200
+    legal = client.get("/api/legal").get_json()
+    assert legal["chance"] is None and legal["legal"] and {"text", "label", "group"} <= set(legal["legal"][0])
+    assert post(client, "/api/action", {"text": legal["legal"][0]["text"]}).status_code == 200
+    state = client.get("/api/state").get_json()["game"]
+    assert state["name"] == "pyradice" and state["action_count"] == 2 and state["live"]["kind"] == "generic"
+    assert state["actions"][-1]["words"]
+    again = GameSession(EventLog(session.log.path), Hub())
+    assert again.resume() and again.state == session.state
+
+
+class FakeSession:
+    """The protocol the page needs, and nothing of the device: what the app asks is recorded."""
+
+    pairing_timeout_s = 30.0
+
+    def __init__(self) -> None:
+        self.hub = Hub()
+        self.calls: list[tuple[Any, ...]] = []
+        self.hub.publish({"game": None, "warnings": []})
+
+    def publish(self) -> None:
+        self.hub.publish({"game": None, "warnings": []})
+
+    def catalog(self) -> list[dict[str, Any]]:
+        return [{"name": "nim", "title": "Nim", "players": [2, 2], "options": {}, "live": "offline"}]
+
+    def new_game(self, players: object, options: object = None, *, game: object, mode: object = "camera",
+                 seed: object = None) -> None:
+        self.calls.append(("new_game", players, options, game, mode, seed))
+
+    def legal(self) -> dict[str, Any]:
+        return {"legal": [{"text": "take 1", "label": "Take one", "group": "take"}], "chance": None, "version": 1}
+
+    def apply_text(self, text: str, origin: str) -> None:
+        from engine.errors import IllegalActionError
+
+        if text != "take 1":
+            raise IllegalActionError(f"{text!r} refused")
+        self.calls.append(("apply_text", text, origin))
+
+    def undo(self, origin: str) -> None:
+        self.calls.append(("undo", origin))
+
+    def correct(self, index: int, value: Any, origin: str = "page") -> None:
+        self.calls.append(("correct", index, value, origin))
+
+    def confirm_table(self) -> bool:
+        return False
+
+    def press(self, button: str, *, long: bool = False, origin: str = "panel", paired: bool = True) -> str:
+        if button == "confirm" and not long:
+            self.approved = True
+            return "paired a browser"
+        return "nothing to do"
+
+    def ask_pairing(self, token: str) -> None:
+        self.approved = False
+
+    def pairing_status(self, token: str) -> str:
+        return "approved" if getattr(self, "approved", False) else "waiting"
+
+    def games(self) -> list[dict[str, Any]]:
+        return []
+
+    def export(self, game_id: int | None = None) -> dict[str, Any]:
+        raise ValueError(f"no game {game_id} in the event log")
+
+    def health(self) -> dict[str, Any]:
+        return {"ok": True}
+
+    def frame_jpeg(self, width: int = 800) -> bytes | None:
+        return None
+
+
+def test_the_app_needs_only_the_protocol() -> None:
+    fake = FakeSession()
+    client = create_app({"TESTING": True, "PANEL_MODE": "mock"}, session=fake).test_client()
+    assert client.get("/api/catalog").get_json()["games"][0]["name"] == "nim"
+    assert client.get("/api/legal").get_json()["legal"][0]["label"] == "Take one"
+    assert client.get("/healthz").get_json() == {"ok": True}
+    assert client.get("/api/frame.jpg").status_code == 404
+    assert client.get("/api/games/3").status_code == 400  # a ValueError without http_status
+    post(client, "/api/pair")
+    fake.press("confirm")
+    assert client.get("/api/pair").get_json()["paired"] is True
+    assert post(client, "/api/action", {"text": "take 1"}).status_code == 200
+    assert post(client, "/api/action", {"text": "take 9"}).status_code == 409
+    assert post(client, "/api/game", {"game": "nim", "players": ["A", "B"], "seed": 4}).status_code == 200
+    assert fake.calls == [("apply_text", "take 1", "page"), ("new_game", ["A", "B"], None, "nim", "camera", 4)]
 
 
 def test_no_virtual_panel_without_the_mock(session: GameSession) -> None:
@@ -167,7 +304,7 @@ def test_no_virtual_panel_without_the_mock(session: GameSession) -> None:
 
 def test_new_game_and_export(client: FlaskClient, session: GameSession) -> None:
     pair(client, session)
-    assert post(client, "/api/game", {"players": ["Cy", "Di"], "mode": "offline",
+    assert post(client, "/api/game", {"game": "pasa", "players": ["Cy", "Di"], "mode": "offline",
                                       "options": {"pasa": "distinct-pairs"}}).status_code == 200
     post(client, "/api/action", {"text": "enter pasa 30"})
     games = client.get("/api/games").get_json()["games"]
@@ -197,7 +334,8 @@ ENDPOINTS = ["/api/correct", "/api/confirm", "/api/action", "/api/undo", "/api/g
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(url=st.sampled_from(ENDPOINTS), body=json_values | st.fixed_dictionaries(
     {"index": json_values, "value": json_values, "text": json_values, "players": json_values,
-     "button": json_values, "long": json_values}))
+     "button": json_values, "long": json_values, "game": st.sampled_from(["pasa", "pyradice", "x"]) | json_values,
+     "mode": json_values, "seed": json_values, "options": json_values}))
 def test_no_request_body_makes_a_5xx(client: FlaskClient, session: GameSession, url: str, body: Any) -> None:
     if not client.get("/api/pair").get_json()["paired"]:
         pair(client, session)

@@ -1,0 +1,51 @@
+"""The demo as a new user meets it: its recording's script drives only its own game, and it shows the
+finished game for a while before it plays again."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from device.appliance import Appliance, truth_reader
+from device.config import Config
+from device.sources import Frame, make_source
+
+
+def recording(folder: Path, frames: int = 2) -> Path:
+    (folder / "frames").mkdir(parents=True)
+    cv2.imwrite(str(folder / "frames" / "a.png"), np.full((48, 64, 3), 80, np.uint8))
+    data = {"format": 1, "game": "pasa", "players": ["A", "B"], "size": [64, 48], "frames": [
+        {"file": "frames/a.png", "t": 0.01 * i, "dice": [], "inputs": []} for i in range(frames)]}
+    (folder / "recording.json").write_text(json.dumps(data))
+    return folder
+
+
+def test_a_looping_replay_shows_its_last_frame_before_it_starts_over(tmp_path: Path) -> None:
+    source = make_source(f"replay:{recording(tmp_path)}", loop=True, loop_pause_s=0.4)
+    with source:
+        assert [source.read().index for _ in range(2)] == [0, 1]
+        started = time.monotonic()
+        held = []
+        while (frame := source.read()).index != 0:
+            held.append(frame.index)
+        waited = time.monotonic() - started
+    assert held and set(held) == {1} and 0.35 <= waited < 2.0
+
+
+def test_the_demo_script_drives_only_the_demo_game(tmp_path: Path) -> None:
+    config = Config().replace(game={"players": ["Anna", "Ben"], "name": "pasa"})
+    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
+        demo = app.session.record
+        assert demo is not None
+        app.pipeline.script_game = demo.id
+        still = np.full((48, 64, 3), 80, np.uint8)
+        app.pipeline.process(Frame(still, 0, 0.0), [{"kind": "action", "text": "enter ones 3"}])
+        assert len(app.session.actions) == 1  # the demo's own game follows its script
+        app.session.new_game(["Cy", "Di"], game="pasa", mode="offline")  # players start their own game
+        app.pipeline.process(Frame(still, 1, 0.1), [{"kind": "action", "text": "enter twos 4"}])
+        assert app.session.record is not None and app.session.record.players == ("Cy", "Di")
+        assert app.session.actions == []  # the script no longer acts on the game that runs
