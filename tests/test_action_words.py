@@ -287,6 +287,18 @@ def test_pyradice_a_side_swaps_and_setting_a_value() -> None:
     state = _skill_state(board, 18, Die(3, "maroon"), (5, 0))  # A5: swap two of your dice
     labels = {la.text: la.label for la in PYRADICE.legal(state)}
     assert labels["A5 1,0 1,1"] == "Skill A5: swap the white 1 on level 1, slot 1 with the gray 1 on level 1, slot 2"
+    state = _skill_state(board, 20, Die(3, "maroon"), (6, 0))  # A6 on the apex: any value
+    labels = {la.text: la.label for la in PYRADICE.legal(state)}
+    assert labels["A6 1,0 =6"] == "Skill A6: set the white 1 on level 1, slot 1 to 6"
+    assert [t for t in labels if t.startswith("A6 1,0 ")] == [f"A6 1,0 ={v}" for v in range(1, 7)]
+
+
+def test_pyradice_using_the_reserve_die() -> None:
+    state = table([filler(3), filler(3)], reserves={0: Die(3, "gray")})
+    reserve = next(la for la in PYRADICE.legal(state) if la.text == "reserve")
+    assert reserve.label == "Use the reserve die (gray 3)" and reserve.group == "reserve"
+    state = PYRADICE.apply(state, PYRADICE.parse_action("reserve"))
+    assert PYRADICE.legal(state)[0].label == "Place the gray 3 on level 1, slot 4"
 
 
 # --- Pyramido ---------------------------------------------------------------------------------------
@@ -327,7 +339,7 @@ def test_pyramido_set_up_prompts_at_the_table() -> None:
     state = PYRAMIDO.apply(state, PYRAMIDO.parse_action(prompt.example))
     prompt = PYRAMIDO.chance_prompt(state)
     assert prompt is not None and prompt.example == "draw o"
-    assert prompt.what == "Draw a gem from the bag into gem space 1 and enter its colour (3 to draw there)"
+    assert prompt.what == "Draw a gem from the bag into the gem area of space 1 and enter its colour (3 to draw there)"
     for _ in range(15):
         state = PYRAMIDO.apply(state, PYRAMIDO.parse_action(PYRAMIDO.chance_prompt(state).example))  # type: ignore[union-attr]
     prompt = PYRAMIDO.chance_prompt(state)
@@ -432,7 +444,7 @@ def test_dicetreasure_a_turn_in_words() -> None:
     assert after["place green:2 red-1#2"] == "Put the green 2 on card red-1, space 2"
     state = DT.apply(state, DT.parse_action("place green:2 red-1#2"))
     fill = DT.describe(state, Place(Die(6, "yellow"), "red-1", 3))
-    assert fill.label == "Put the yellow 6 on card red-1, space 3 (fills it: 1 coin)"
+    assert fill.label == "Put the yellow 6 on card red-1, space 3 (fills it: 1 gold coin)"
     state = DT.apply(state, EndTurn((Die(3, "blue"),)))
     state = DT.apply(state, DT.parse_action("roll red:1 red:2 red:3 red:5 red:6 yellow:1"))
     legal = DT.legal(state)

@@ -192,7 +192,7 @@ def chance_prompt(state: PyramidoState) -> ChancePrompt | None:
                     break
                 left += 1
             more = f" ({left} to draw there)" if left > 1 else ""
-            what = f"Draw a gem from the bag into gem space {head.target} and enter its colour{more}"
+            what = f"Draw a gem from the bag into the gem area of space {head.target} and enter its colour{more}"
         return ChancePrompt(what, f"draw {gem.letter}")
     domino = _example_domino(state, kind, head.target)
     how = "enter its block colours and gem icon quadrants"
