@@ -24,7 +24,7 @@ from device.errors import SessionError, UsageError
 from device.eventlog import EventLog
 from device.hub import Hub
 from device.notify import Notifier
-from device.session import GameSession
+from device.session import GameSession, SetupError
 from device.sources import Camera, Frame, FrameSource, ReplaySource
 from device.stability import StabilityFilter, StepResult, table_order
 from engine.errors import GameError
@@ -166,8 +166,7 @@ class Appliance:
         self.restart_on_loop = False
         resumed = self.session.resume()
         if start_game and (not resumed or self._finished()):
-            self.session.new_game(config.game.players, config.game.options, game=config.game.name,
-                                  mode="camera" if source is not None else "offline")
+            self._start_configured_game("camera" if source is not None else "offline")
         self.pipeline = Pipeline(
             self.session,
             StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
@@ -186,6 +185,21 @@ class Appliance:
             self.session.set_camera("starting", f"opening {source.name}", source=source.name)
         else:
             self.session.set_camera("none", "no camera: offline scorekeeper", source=None)
+
+    def _start_configured_game(self, mode: str) -> None:
+        """The configuration's game; one the camera cannot read yet starts offline, and one that cannot be
+        set up at all is reported on the page (the appliance still starts: the players set up another)."""
+        game = self.config.game
+        try:
+            self.session.new_game(game.players, game.options, game=game.name, mode=mode)
+        except SetupError as exc:
+            if exc.field == "mode" and mode != "offline":
+                log.warning("%s; starting it offline", exc)
+                self._start_configured_game("offline")
+                return
+            log.error("the configured game cannot be set up: %s", exc)
+            self.session.setup_problem = f"the configured game cannot be set up: {exc}; set up a game on the page"
+            self.session.publish()
 
     def _finished(self) -> bool:
         snap = self.session.snapshot()

@@ -49,3 +49,22 @@ def test_the_demo_script_drives_only_the_demo_game(tmp_path: Path) -> None:
         app.pipeline.process(Frame(still, 1, 0.1), [{"kind": "action", "text": "enter twos 4"}])
         assert app.session.record is not None and app.session.record.players == ("Cy", "Di")
         assert app.session.actions == []  # the script no longer acts on the game that runs
+
+
+def test_the_appliance_starts_whatever_the_log_or_the_configuration_holds(tmp_path: Path) -> None:
+    from device.eventlog import EventLog
+
+    with EventLog(tmp_path / "events.sqlite3") as log:  # a game this build cannot rebuild
+        log.new_game("pyradice", ["Anna", "Ben"], {}, "offline")
+        log.append(1, '{"not": "an action"}', "page")
+    config = Config().replace(game={"players": ["Anna", "Ben"], "name": "pyradice"})
+    source = make_source(f"replay:{recording(tmp_path / 'rec')}", fast=True)
+    with Appliance(config, source, truth_reader, state_dir=tmp_path) as app:
+        snap = app.session.snapshot()
+        # The broken game is skipped; the configured board game starts offline (the camera cannot read it yet).
+        assert snap["game"]["name"] == "pyradice" and snap["game"]["mode"] == "offline" and snap["game"]["id"] == 2
+    config = Config().replace(game={"players": ["Anna"], "name": "pyradice"})  # too few players
+    with Appliance(config, None, truth_reader, state_dir=tmp_path / "other") as app:
+        snap = app.session.snapshot()
+        assert snap["game"] is None and "takes 2 to 4 players" in snap["setup_problem"]
+        assert app.session.health()["storage"]["status"] == "ok"
