@@ -1,10 +1,14 @@
-"""The real page in headless Chromium (Debian's chromium through Playwright; never a downloaded browser):
-it loads, a live update arrives over SSE, the browser pairs through the virtual panel, a die is corrected."""
+"""The real page in headless Chromium (Debian's chromium through Playwright; never a downloaded browser), Paša in
+camera mode: it loads, live updates arrive over SSE, an unpaired browser's panel press is refused with the error
+next to the panel (it stays until dismissed, on a phone's width too), the browser pairs through the virtual
+panel, a die in doubt is corrected, the category is chosen on the sheet, the latest roll is corrected after
+the choice, and a new roll in doubt is shown alone (no previous holds, "Now" column or advice)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +22,7 @@ pytest.importorskip("engine.pasa", reason="engine.pasa (the Paša game) is not i
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
 
 pytestmark = [
     pytest.mark.browser,
@@ -29,7 +34,7 @@ pytestmark = [
 def appliance(tmp_path: Path) -> Iterator[tuple[Appliance, str]]:
     config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
     with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
-        app.session.new_game(["Anna", "Ben"], mode="camera")  # readings are fed by the test, not a camera
+        app.session.new_game(["Anna", "Ben"], game="pasa", mode="camera")  # readings are fed by the test
         address = app.start_web("127.0.0.1", 0)
         yield app, address
 
@@ -40,45 +45,109 @@ def page(appliance: tuple[Appliance, str]) -> Iterator[Any]:
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
-            page = browser.new_page()
+            page = browser.new_page(viewport=PHONE)
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(appliance[1])
             yield page
+            assert errors == [], f"the page's scripts failed: {errors}"
         finally:
             browser.close()
 
 
-def wait_until(check: Any, timeout: float = 5.0) -> None:
+def wait_until(check: Callable[[], Any], timeout: float = 5.0) -> None:
     """Poll ``check`` (the page's CSP forbids evaluating strings, so no wait_for_function)."""
-    import time
-
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, "timed out waiting for the page"
         time.sleep(0.05)
 
 
+def drawn(page: Any, app: Appliance) -> Callable[[], bool]:
+    """True once the page has drawn the latest published snapshot."""
+    return lambda: page.get_attribute("body", "data-version") == str(app.session.hub.latest()[0])
+
+
+def tray(values: list[int], unsure: int | None = None) -> list[Any]:
+    return [reading(v, 100.0 * i, 80.0, unsure=(i == unsure)) for i, v in enumerate(values)]
+
+
+def in_view(page: Any, selector: str) -> bool:
+    box = page.locator(selector).first.bounding_box()
+    if box is None:
+        return False
+    return bool(box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"] and box["width"] <= PHONE["width"])
+
+
 def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], page: Any, tmp_path: Path) -> None:
     app, _ = appliance
     page.wait_for_selector("#connection:text('live')", timeout=10000)
-    # A live update: the table settles; the dice appear without a reload.
-    app.session.on_settled([reading(v, 100.0 * i, 80.0, unsure=(i == 1)) for i, v in enumerate([6, 1, 6, 6, 2, 3])],
-                           moved=True)
+    wait_until(lambda: page.get_attribute("body", "data-game") == "pasa")
+
+    # An unpaired browser may not undo with the virtual panel: the refusal sits by the panel and stays.
+    page.click("#virtual-panel button[data-button='undo']")
+    page.wait_for_selector(".errors[data-slot='panel'] .error", timeout=5000)
+    assert "not paired" in page.inner_text(".errors[data-slot='panel']")
+    assert in_view(page, ".errors[data-slot='panel'] .error")
+    time.sleep(1.0)
+    assert page.locator(".errors[data-slot='panel'] .error").count() == 1
+    page.click(".errors[data-slot='panel'] .error .dismiss")
+    assert page.locator(".errors[data-slot='panel'] .error").count() == 0
+
+    # A live update: the table settles with a die in doubt; only that reading is shown, waiting.
+    app.session.on_settled(tray([6, 1, 6, 6, 2, 3], unsure=1), moved=True)
     wait_until(lambda: page.locator("#dice .die").count() == 6)
     assert page.locator("#dice .die.unsure").count() == 1
-    assert "hard to read" in page.inner_text("#warnings")
+    assert "hard to read" in page.inner_text("#pending")
+    assert page.is_visible("#accept")
+
     # Pair through the virtual panel (the mock panel is configured).
     page.click("#pair-button")
     wait_until(lambda: "CONFIRM" in page.inner_text("#pairing"))
     page.click("#virtual-panel button[data-button='confirm']:not([data-long])")
     page.wait_for_selector("#pairing:text('paired')", timeout=5000)
-    # Correct the unsure die (the second one) to a six.
+
+    # Correct the unsure die (the second one) to a six: the roll is accepted.
     page.click("#dice .die.unsure")
     page.click("#correct-dialog button.face-button[value='6']")
     wait_until(lambda: page.locator("#dice .die.unsure").count() == 0)
     assert app.session.state.dice == (2, 3, 6, 6, 6, 6)
     page.wait_for_selector("button.choose[data-category='sixes']", timeout=5000)
+    wait_until(drawn(page, app))
+    # The advisor's figure is the expected final total (sheet + expected rest), labelled so.
+    live = app.session.snapshot()["game"]["live"]
+    first = live["ranking"][0]
+    assert first["final"] is not None
+    assert f"expected final total {first['final']:.1f}" in page.inner_text("#advice li:first-child")
     page.screenshot(path=str(tmp_path / "live.png"), full_page=True)
     assert (tmp_path / "live.png").stat().st_size > 10000
     page.click("button.choose[data-category='sixes']")
     wait_until(lambda: page.inner_text("#category") == "Sixes")
     assert app.session.state.category == "sixes"
+
+    # The latest roll can still be corrected after the choice: the three becomes a six.
+    wait_until(drawn(page, app))
+    page.click("#dice .die[data-value='3']")
+    page.click("#correct-dialog button.face-button[value='6']")
+    wait_until(lambda: app.session.state.dice == (2, 6, 6, 6, 6, 6))
+    assert app.session.state.category == "sixes"
+    assert app.session.snapshot()["game"]["actions"][-1]["origin"] == "page"
+    wait_until(lambda: page.locator("#dice .die[data-value='6']").count() == 5)
+    wait_until(lambda: page.locator("#dice .die.hold").count() > 0)  # the advisor's holds for this roll
+
+    # A re-roll in doubt: only the new dice are shown, without the old roll's holds, "Now" or advice.
+    app.session.on_settled(tray([6, 6, 6, 6, 6, 4], unsure=5), moved=True)
+    wait_until(lambda: page.locator("#dice .die.unsure").count() == 1)
+    wait_until(drawn(page, app))
+    assert page.locator("#dice .die.hold").count() == 0
+    assert page.locator("#advice li").count() == 0
+    assert "Now" not in page.inner_text("#sheet")
+    assert page.is_hidden("#stop")
+    assert [page.get_attribute(f"#dice .die >> nth={i}", "data-value") for i in range(6)] == list("666664")
+    page.click("#accept")
+    wait_until(lambda: app.session.state.dice == (4, 6, 6, 6, 6, 6))
+    wait_until(lambda: page.locator("#dice .die.unsure").count() == 0 and page.is_visible("#stop"))
+    # Last actions read in words, newest first.
+    wait_until(drawn(page, app))
+    words = [a["words"] for a in reversed(app.session.snapshot()["game"]["actions"])]
+    assert page.locator("#log li .words").all_inner_texts() == words

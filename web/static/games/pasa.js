@@ -226,8 +226,9 @@ export function render(s, ctx) {
     const d = fromTable ? seen[i] : {colour: "white"};
     const extra = [];
     if (mask[i]) extra.push("hold");
-    if (d.unsure) extra.push("unsure");
-    if (d.cocked) extra.push("cocked");
+    // Doubt is shown while the reading waits; once accepted as read, the dice are the roll.
+    if (pending && d.unsure) extra.push("unsure");
+    if (pending && d.cocked) extra.push("cocked");
     if (d.corrected) extra.push("corrected");
     const die = drawDie(el, v, d.colour, extra);
     die.dataset.index = i;
