@@ -151,6 +151,20 @@ def test_dicetreasure_random_games_read_in_words(players: int, seed: int, leprec
     assert {"place", "end", "chance"} <= set(seen)
 
 
+@pytest.mark.parametrize(("name", "players"), [("pasa", 2), ("pyradice", 3), ("pyramido", 1), ("dicetreasure", 2)])
+def test_an_action_described_in_any_state_of_its_game_still_reads(name: str, players: int) -> None:
+    """The page describes the last actions against the state before them; a stale or odd pairing must not fail."""
+    game = find_game(name)
+    policy = eager_policy if name == "dicetreasure" else uniform_policy
+    playout = play(game, [f"P{i}" for i in range(players)], 5, policy=policy)
+    actions = [*playout.actions, *(a for s in playout.states[::7] for a in game.legal_actions(s))]
+    rng = random.Random(1)
+    for action in rng.sample(actions, min(len(actions), 150)):
+        for state in rng.sample(playout.states, 10):
+            described = game.describe(state, action)
+            assert described.label.strip() and described.text == game.action_text(action)
+
+
 def test_the_prompts_examples_alone_play_whole_games() -> None:
     """At the table nothing is known in advance: answering every chance step with the example plays on."""
     play_examples(PASA, PASA.initial_state(["Ann", "Bob"]), 1)

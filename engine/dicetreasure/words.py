@@ -72,7 +72,8 @@ def _place(state: DiceTreasureState, action: Place) -> str:
     middle = " in the middle" if state.steal and not state.solo else ""
     text = f"Put {what} on card {action.card}{middle}, space {action.space}"
     cip = next((c for c in target_cards(state) if c.card.id == action.card), None)
-    if cip is not None and sum(d is None for d in cip.dice) == 1 and cip.dice[action.space - 1] is None:
+    fills = cip is not None and 1 <= action.space <= len(cip.dice) and cip.dice[action.space - 1] is None
+    if cip is not None and fills and sum(d is None for d in cip.dice) == 1:
         coins = _count(cip.card.coins, "gold coin", "gold coins")
         text += f" (fills it: {coins}{', claimed now' if state.steal else ''})"
     return text

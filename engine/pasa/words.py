@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from engine.game import ChancePrompt
 from engine.pasa.game import MAX_ROLLS, Choose, Enter, PasaAction, PasaState, Reroll, Roll, Stop
-from engine.pasa.rules import TITLES, _score_sorted
+from engine.pasa.rules import TITLES, score
 
 GROUPS: tuple[str, ...] = ("category", "hold", "stop", "enter", "chance")
 
@@ -29,7 +29,7 @@ def _now(state: PasaState, category: str) -> int | None:
     """What the six dice on the table score in ``category`` now (None before roll 1)."""
     if len(state.dice) != 6:
         return None
-    return _score_sorted(category, tuple(sorted(state.dice)), state.rule)
+    return score(category, state.dice, state.rule)
 
 
 def label(state: PasaState, action: PasaAction) -> tuple[str, str]:

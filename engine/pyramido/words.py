@@ -64,10 +64,6 @@ def gem_words(gem: Gem, n: int = 1) -> str:
     return f"{n} {gem.value} gems"
 
 
-def _seat(state: PyramidoState) -> int | None:
-    return GAME.to_move(state)
-
-
 def _take(state: PyramidoState, action: Take) -> str:
     space = state.spaces[action.space - 1] if 1 <= action.space <= len(state.spaces) else None
     domino = domino_words(space.face_up if space is not None else None)
@@ -101,7 +97,7 @@ def _mix(colour: str, coloured: int, mythical: int) -> str:
 
 def _activate(state: PyramidoState, action: Activate) -> str:
     act = action.activation
-    seat = _seat(state)
+    seat = GAME.to_move(state)
     found = {a.anchor: a for a in areas(state.explorers[seat].pyramid)} if seat is not None else {}
     area = found.get(act.anchor)
     where = f"{act.anchor[0]},{act.anchor[1]}"
@@ -118,7 +114,7 @@ def _activate(state: PyramidoState, action: Activate) -> str:
 
 
 def _end(state: PyramidoState) -> str:
-    seat = _seat(state)
+    seat = GAME.to_move(state)
     if seat is None:
         return "Finish placing gems"
     e = state.explorers[seat]
@@ -135,7 +131,7 @@ def _end(state: PyramidoState) -> str:
 
 
 def _discard(state: PyramidoState, action: Discard) -> str:
-    seat = _seat(state)
+    seat = GAME.to_move(state)
     held = sum(state.explorers[seat].inventory) if seat is not None else 0
     return f"Discard {gem_words(action.gem)} ({held} held, keep {INVENTORY_LIMIT})"
 
