@@ -620,8 +620,9 @@ def action_words(game: Game[Any, Any], before: Any, action: Any, after: Any) -> 
         was = old[name].breakdown if name in old else {}
         for part, points in s.breakdown.items():
             gained = points - was.get(part, 0)
-            if gained:
-                scored.append(f"{name}: {gained} in {game.part_title(part)}")
+            told = f"{gained} in {game.part_title(part)}"
+            if gained and not (name == who and told in said):  # the action's own words may say it already
+                scored.append(f"{name}: {told}")
     return line + (" — " + ", ".join(scored) if scored else "")
 
 

@@ -449,6 +449,9 @@ class PasaGame(Game[PasaState, PasaAction]):
 
         return words.chance_prompt(state)
 
+    def part_title(self, part: str) -> str:
+        return TITLES.get(part, part)
+
 
 def _parse_faces(words: list[str], text: str) -> tuple[int, ...]:
     if words == ["-"]:
