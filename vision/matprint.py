@@ -15,19 +15,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import drawsvg as draw
-import numpy as np
 
 from vision.mats import (
     GAME_TITLES,
     INSET_MM,
     MARKER_CELLS,
-    MARKER_MM,
     QUIET_MM,
     SCALE_BAR_MM,
     Mat,
     MatError,
+    marker_bits,
     mats,
     page_for,
     sheet,
@@ -39,16 +37,9 @@ _FAINT = "#9a9a9a"
 _FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"  # local fonts only: the page works offline
 
 
-def marker_bits(marker_id: int) -> np.ndarray:
-    """The marker's cells (MARKER_CELLS x MARKER_CELLS, True = black), border included, from OpenCV."""
-    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
-    image = cv2.aruco.generateImageMarker(dictionary, int(marker_id), MARKER_CELLS, borderBits=1)
-    return np.asarray(image) < 128
-
-
-def _marker_path(marker_id: int, x0: float, y0: float) -> draw.Path:
+def _marker_path(marker_id: int, x0: float, y0: float, side: float) -> draw.Path:
     """One path of all black cells: a single filled path shows no hairline seams between cells."""
-    cell = MARKER_MM / MARKER_CELLS
+    cell = side / MARKER_CELLS
     path = draw.Path(fill=_INK, stroke="none")
     bits = marker_bits(marker_id)
     for row in range(MARKER_CELLS):
@@ -104,16 +95,16 @@ def mat_drawing(mat: Mat, paper: str | None = None, number: int | None = None, o
                 _text(d, outline.label, o.x + o.w / 2, o.y + o.h / 2 + 1.0, 2.6, fill=_FAINT, anchor="middle")
     for marker in mat.markers:
         x0, y0 = marker.corners[0]
-        d.append(_marker_path(marker.id, x0, y0))
+        d.append(_marker_path(marker.id, x0, y0, mat.marker_mm))
         # The ID under the marker's quiet zone, small: what `companion calibrate` names when one is missing.
         # Above the bottom row's markers, below the others, so the ID stays on the mat.
-        label_y = y0 + MARKER_MM + QUIET_MM + 0.8 if y0 < h / 2 else y0 - QUIET_MM - 0.3
-        _text(d, str(marker.id), x0 + MARKER_MM / 2, label_y, 1.8, fill=_FAINT, anchor="middle")
-    left = INSET_MM + MARKER_MM + QUIET_MM + 1.0
+        label_y = y0 + mat.marker_mm + QUIET_MM + 0.8 if y0 < h / 2 else y0 - QUIET_MM - 0.3
+        _text(d, str(marker.id), x0 + mat.marker_mm / 2, label_y, 1.8, fill=_FAINT, anchor="middle")
+    left = INSET_MM + mat.marker_mm + QUIET_MM + 1.0
     sheet_text = f" · sheet {number} of {of}" if number and of else ""
     _text(d, f"{GAME_TITLES[mat.game]} · {mat.key}{sheet_text}", left, INSET_MM + 4.0, 3.6)
     _text(d, ", ".join(z.label for z in mat.zones), left, INSET_MM + 8.6, 3.0, fill=_LINE)
-    _text(d, f"markers {mat.markers[0].id}-{mat.markers[-1].id} (AprilTag 36h11, {MARKER_MM:g} mm) · {paper}",
+    _text(d, f"markers {mat.markers[0].id}-{mat.markers[-1].id} (AprilTag 36h11, {mat.marker_mm:g} mm) · {paper}",
           left, INSET_MM + 12.6, 2.4, fill=_FAINT)
     _scale_bar(d, left, h - INSET_MM - 9.0)
     return d

@@ -25,15 +25,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-#: Side of a marker's black square (8 cells of 3 mm: a one-cell black border around 6x6 data cells).
-MARKER_MM = 24.0
+import cv2
+import numpy as np
+
+#: A marker is MARKER_CELLS cells across: a one-cell black border around 6x6 data cells. Its black square is
+#: 28 mm on a small mat (3.5 mm cells) and 32 mm on a large one (4 mm cells, large mats cover larger tables,
+#: seen at fewer pixels per mm): at 1 px/mm, the least the readers work at, a cell is still 3.5 px or more.
 MARKER_CELLS = 8
 #: White margin every marker needs around its black square to be found.
 QUIET_MM = 3.0
 #: From the mat's edge to a marker's black square (the quiet zone lies inside the mat, so it survives trimming).
 INSET_MM = 3.0
-#: Width of the band along the mat's edges that markers, the title and the scale bar use; zones lie inside it.
-BAND_MM = INSET_MM + MARKER_MM + QUIET_MM + 2.0
 #: Length of the printed scale bar; a ruler along it checks the print scale.
 SCALE_BAR_MM = 80.0
 #: Longest distance between neighbouring markers along an edge: more markers keep a zone found under a hand.
@@ -45,7 +47,7 @@ MAX_SEATS = 4
 #: Nominal piece sizes the printed outlines are drawn for (assumed: the rulebooks give none).
 NOMINAL_MM: dict[str, float] = {
     "die": 16.0,  # Pyradice and Dice Treasure dice
-    "pyramido_block": 40.0,  # one half of a Pyramido domino
+    "pyramido_block": 35.0,  # one half of a Pyramido domino
     "card_w": 63.0,  # Dice Treasure motif card, poker size
     "card_h": 88.0,
 }
@@ -62,7 +64,13 @@ PRINTER_MARGIN_MM = 5.0
 
 #: Mat sizes: "small" fits A4 and letter (and larger papers); "large" needs A3 or tabloid.
 SMALL_MAT = (265.0, 190.0)
-LARGE_MAT = (400.0, 265.0)
+LARGE_MAT = (410.0, 268.0)
+MARKER_MM: dict[tuple[float, float], float] = {SMALL_MAT: 28.0, LARGE_MAT: 32.0}
+
+
+def band_mm(size: tuple[float, float]) -> float:
+    """Width of the band along a mat's edges that markers, the title and the scale bar use; zones lie inside."""
+    return INSET_MM + MARKER_MM[size] + QUIET_MM + 2.0
 
 GAMES: tuple[str, ...] = ("pyradice", "pyramido", "dicetreasure")
 GAME_TITLES: dict[str, str] = {"pyradice": "Pyradice", "pyramido": "Pyramido", "dicetreasure": "Dice Treasure"}
@@ -142,6 +150,7 @@ class Mat:
     seat: int | None
     slot: int
     size: tuple[float, float]
+    marker_mm: float
     zones: tuple[Zone, ...]
     markers: tuple[MarkerPlace, ...]
     title: str
@@ -194,6 +203,19 @@ def decode_marker(marker_id: int) -> MarkerCode | None:
     return MarkerCode(GAMES[game_index], slot, position)
 
 
+@cache
+def _bits(marker_id: int) -> bytes:
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_APRILTAG_36h11)
+    image = cv2.aruco.generateImageMarker(dictionary, int(marker_id), MARKER_CELLS, borderBits=1)
+    return (np.asarray(image) < 128).tobytes()
+
+
+def marker_bits(marker_id: int) -> np.ndarray:
+    """A marker's cells (MARKER_CELLS x MARKER_CELLS, True = black, border included), from OpenCV itself, so
+    what is printed and what is checked are the codes :class:`cv2.aruco.ArucoDetector` reads."""
+    return np.frombuffer(_bits(marker_id), dtype=bool).reshape(MARKER_CELLS, MARKER_CELLS).copy()
+
+
 def _edge_points(start: float, end: float) -> list[float]:
     """Marker centres from ``start`` to ``end`` inclusive, no further apart than EDGE_SPACING_MM."""
     gaps = max(1, int(-(-(end - start) // EDGE_SPACING_MM)))
@@ -202,7 +224,8 @@ def _edge_points(start: float, end: float) -> list[float]:
 
 def _marker_places(game: str, slot: int, size: tuple[float, float]) -> tuple[MarkerPlace, ...]:
     w, h = size
-    lo = INSET_MM + MARKER_MM / 2
+    side = MARKER_MM[size]
+    lo = INSET_MM + side / 2
     xs = _edge_points(lo, w - lo)
     ys = _edge_points(lo, h - lo)
     # Clockwise from the top-left corner: top edge, right edge, bottom edge (right to left), left edge (upwards).
@@ -214,7 +237,7 @@ def _marker_places(game: str, slot: int, size: tuple[float, float]) -> tuple[Mar
     corners_named = {(xs[0], lo): "top-left corner", (w - lo, ys[0]): "top-right corner",
                      (xs[-1], h - lo): "bottom-right corner", (lo, ys[-1]): "bottom-left corner"}
     out = []
-    half = MARKER_MM / 2
+    half = side / 2
     for position, (cx, cy, edge) in enumerate(ring):
         where = corners_named.get((cx, cy), edge)
         corners = ((cx - half, cy - half), (cx + half, cy - half), (cx + half, cy + half), (cx - half, cy + half))
@@ -225,7 +248,8 @@ def _marker_places(game: str, slot: int, size: tuple[float, float]) -> tuple[Mar
 
 
 def _inner(size: tuple[float, float]) -> Rect:
-    return Rect(BAND_MM, BAND_MM, size[0] - 2 * BAND_MM, size[1] - 2 * BAND_MM)
+    band = band_mm(size)
+    return Rect(band, band, size[0] - 2 * band, size[1] - 2 * band)
 
 
 def _whose(seat: int | None) -> str:
@@ -320,7 +344,7 @@ def _dicetreasure(slot: int) -> tuple[str, int | None, tuple[float, float], tupl
         return "tray", None, size, zones
     if slot == MAX_SEATS + 1:
         # Incomplete cards of every player come to the middle for the steal phase: two rows of four.
-        rows = _card_row(inner, 4, inner.y + 2) + _card_row(inner, 4, inner.y + card_h + 10)
+        rows = _card_row(inner, 4, inner.y + 1) + _card_row(inner, 4, inner.y + card_h + 7)
         return "middle", None, size, (Zone("middle", None, inner, "the middle (steal phase)", rows),)
     raise MatError(f"Dice Treasure has no mat in slot {slot}")
 
@@ -341,7 +365,7 @@ def mat_in_slot(game: str, slot: int) -> Mat:
     """The mat of ``game`` in ``slot`` (raises :class:`MatError` if there is none)."""
     kind, seat, size, zones = _LAYOUTS[check_game(game)](slot)
     title = GAME_TITLES[game] + ": " + ", ".join(z.label for z in zones)
-    return Mat(game, kind, seat, slot, size, zones, _marker_places(game, slot, size), title)
+    return Mat(game, kind, seat, slot, size, MARKER_MM[size], zones, _marker_places(game, slot, size), title)
 
 
 def mats(game: str, players: int = 2) -> tuple[Mat, ...]:
