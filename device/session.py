@@ -544,6 +544,7 @@ class GameSession:
                                                            "group": chance.group},
                     "state": json.loads(game.state_to_json(self.state)),
                     "live": adapter.view(self.state),
+                    "buttons": adapter.button_meanings(self.state),
                 }
             return snap
 

@@ -13,6 +13,7 @@ from device.errors import SessionError
 from device.session import reading
 from device.tables import ADAPTER_MODULES, TableAdapter, adapter_for, catalog
 from engine.game import GAME_MODULES, Game, find_game
+from engine.pasa import TITLES
 
 
 def walk(game: Game[Any, Any], players: tuple[str, ...], seed: int, until: Callable[[Any], bool],
@@ -68,8 +69,10 @@ def test_pasa_buttons_cycle_categories_choose_and_end_the_turn() -> None:
     assert said is not None and said.startswith("selected ")
     chosen = table.button(state, "confirm", long=False).action
     assert chosen is not None and said == f"selected {chosen.category}"
+    assert table.button_meanings(state)["confirm"] == f"choose {TITLES[chosen.category]}"
     state = game.apply(state, chosen)
     assert str(table.button(state, "confirm", long=True).action) == "stop"
+    assert table.button_meanings(state)["confirm_long"] == "end the turn and write the score"
     view = table.view(game.apply(game.initial_state(["Anna", "Ben"]), game.parse_action("roll 6 6 6 1 2 3")))
     assert view["kind"] == "pasa" and view["ranking"]
     best = view["ranking"][0]
@@ -157,6 +160,7 @@ def test_board_game_buttons_point_at_and_take_legal_actions(name: str) -> None:
     assert table.view(state)["cursor"]["text"] == legal[0].text
     said = table.button(state, "next", long=False).said
     assert said == f"pointing at: {legal[1].label}" and table.view(state)["cursor"]["text"] == legal[1].text
+    assert table.button_meanings(state)["confirm"] == legal[1].label
     taken = table.button(state, "confirm", long=False).action
     assert game.action_text(taken) == legal[1].text
     assert table.button(state, "confirm", long=True).action is None  # a long press is no action mid-game

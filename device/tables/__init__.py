@@ -112,6 +112,19 @@ class TableAdapter(ABC):
         """After every accepted action: the cursor starts again at the first legal action."""
         self.cursor = 0
 
+    def button_meanings(self, state: Any) -> dict[str, str]:
+        """What each button would do now, in words, for the page and the panel's help (empty: nothing)."""
+        status = self.game.status(state)
+        if status.finished:
+            return {"confirm_long": "start a new game with the same players", "undo": "take back the last action"}
+        legal = self.game.legal(state)
+        out = {"undo": "take back the last action"}
+        if legal:
+            out["confirm"] = legal[self.cursor % len(legal)].label
+            if len(legal) > 1:
+                out["next"] = f"point at the next of {len(legal)} legal actions"
+        return out
+
     # --- the page ------------------------------------------------------------------------------
     def view(self, state: Any) -> dict[str, Any]:
         """The game's part of the live page: the generic view (whose turn, what is awaited, the button

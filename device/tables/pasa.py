@@ -135,6 +135,20 @@ class PasaTable(TableAdapter):
         super().reset_cursor()
         self.selection = None
 
+    def button_meanings(self, state: Any) -> dict[str, str]:
+        phase = state.phase
+        if phase == "finished":
+            return {"confirm_long": "start a new game with the same players", "undo": "take back the last action"}
+        out = {"undo": "take back the last action"}
+        if phase == "choose":
+            current = self.selection if self.selection in state.open_categories() else self.best_category(state)
+            if current is not None:
+                out["confirm"] = f"choose {TITLES[current]}"
+            out["next"] = "point at the next open category"
+        if phase in ("hold", "stop"):
+            out["confirm_long"] = "end the turn and write the score"
+        return out
+
     # --- advice --------------------------------------------------------------------------------
     def advisor(self, rule: str) -> Any:
         if rule not in self._advisors:
