@@ -104,17 +104,21 @@ class PlacedMat:
     scale: float = 1.0
     mirrored: bool = False
 
-    def to_table(self) -> np.ndarray:
-        """Sheet mm -> table mm (3x3)."""
+    def paper_to_table(self) -> np.ndarray:
+        """Paper mm (as the sheet lies, whatever was printed on it) -> table mm (3x3)."""
         w, h = self.mat.size
-        flip = np.diag([-1.0, 1.0, 1.0]) if self.mirrored else np.eye(3)
-        # A mirrored print puts sheet point (x, y) at (w - x, y) of the paper.
         to_centre = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
         a = math.radians(self.angle)
         rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]], np.float64)
         s = np.diag([self.scale, self.scale, 1.0])
         move = np.array([[1, 0, self.centre[0]], [0, 1, self.centre[1]], [0, 0, 1]], np.float64)
-        return move @ rot @ s @ flip @ to_centre
+        return move @ rot @ s @ to_centre
+
+    def to_table(self) -> np.ndarray:
+        """Sheet mm (the mat's design coordinates) -> table mm (3x3). A mirrored print puts the design's point
+        (x, y) at (w - x, y) of the paper."""
+        flip = np.array([[-1.0, 0, self.mat.size[0]], [0, 1, 0], [0, 0, 1]]) if self.mirrored else np.eye(3)
+        return self.paper_to_table() @ flip
 
 
 @dataclass(frozen=True)
@@ -238,7 +242,8 @@ def render_mats(
         raster = _raster(pm.mat.game, pm.mat.slot, ppm)
         if pm.mirrored:
             raster = raster[:, ::-1]
-        m = up @ mat_to_frame @ np.diag([1 / ppm, 1 / ppm, 1.0]) @ _shift(0.5, 0.5)
+        paper_to_frame = table_to_frame @ pm.paper_to_table()
+        m = up @ paper_to_frame @ np.diag([1 / ppm, 1 / ppm, 1.0]) @ _shift(0.5, 0.5)
         # Warp only into the sheet's bounding box: most of the frame is other sheets or table.
         quad = cv2.perspectiveTransform(np.array([[(0, 0), (raster.shape[1], 0), (raster.shape[1], raster.shape[0]),
                                                    (0, raster.shape[0])]], np.float64), m)[0]

@@ -25,6 +25,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache, cached_property
 from typing import Any
 
 import cv2
@@ -38,6 +39,7 @@ from vision.mats import (
     check_game,
     marker_bits,
     marker_owner,
+    mat_in_slot,
     mats,
 )
 
@@ -138,9 +140,14 @@ class MatFit:
     def complete_markers(self) -> bool:
         return not self.missing
 
+    @cached_property
+    def mat_to_image(self) -> np.ndarray:
+        """The inverse homography: mm on the sheet -> image pixels."""
+        return _inv(self.image_to_mat)
+
     def mat_to_frame(self, points_mm: Any) -> np.ndarray:
         """Mat points (N x 2, mm) to frame pixels (N x 2)."""
-        return _apply(np.linalg.inv(self.image_to_mat), points_mm)
+        return _apply(self.mat_to_image, points_mm)
 
     def frame_to_mat(self, points_px: Any) -> np.ndarray:
         """Frame pixels (N x 2) to mat points (N x 2, mm)."""
@@ -149,7 +156,16 @@ class MatFit:
     def px_per_mm(self, at_mm: tuple[float, float] | None = None) -> float:
         """Pixels per millimetre in the frame at a mat point (the mat's centre by default)."""
         x, y = at_mm if at_mm is not None else (self.mat.size[0] / 2, self.mat.size[1] / 2)
-        return _local_scale(np.linalg.inv(self.image_to_mat), x, y)
+        return _local_scale(self.mat_to_image, x, y)
+
+
+def _inv(h: np.ndarray) -> np.ndarray:
+    """Inverse of a 3x3 homography (OpenCV's: numpy's calls BLAS, which costs a millisecond here when the
+    other core is busy)."""
+    ok, out = cv2.invert(np.asarray(h, np.float64), flags=cv2.DECOMP_LU)
+    if not ok:
+        raise ValueError("singular homography")
+    return np.asarray(out, np.float64)
 
 
 def _apply(h: np.ndarray, points: Any) -> np.ndarray:
@@ -290,7 +306,9 @@ def _zone_views(fit: MatFit, extra: Sequence[str] = ()) -> list[ZoneView]:
         quad = fit.mat_to_frame(zone.rect.corners())
         inside = _inside_share(quad, fit.frame_size)
         problems = list(extra)
-        if inside < INSIDE_MIN:
+        if inside <= 0.0:
+            problems.append(f"{zone.label} is outside the frame: move the camera up or the mat in")
+        elif inside < INSIDE_MIN:
             problems.append(f"{zone.label} is partly outside the frame ({100 * (1 - inside):.0f}% outside): "
                             "move the camera up or the mat in")
         views.append(ZoneView(zone, fit, inside, tuple(problems)))
@@ -313,7 +331,7 @@ def _mat_problems(fit: MatFit) -> list[str]:
 
 def _relative_scale(a: MatFit, b: MatFit) -> float:
     """How big a millimetre of sheet ``a`` is on sheet ``b``: 1 when both lie on one table printed true to scale."""
-    a_to_b = b.image_to_mat @ np.linalg.inv(a.image_to_mat)
+    a_to_b = b.image_to_mat @ a.mat_to_image
     cx, cy = a.mat.size[0] / 2, a.mat.size[1] / 2
     return _local_scale(a_to_b, cx, cy, step=min(a.mat.size) / 4)
 
@@ -378,12 +396,16 @@ def locate(
             problems.append(f"{n} markers of {GAME_TITLES[other]}'s mats are on the table, "
                             f"not {GAME_TITLES.get(game or '', '')}'s (ids {ids}): ignored")
     owned = [(s, m) for s, m in owned if m.game == game]
-    if not owned:
-        mirrored = [s for s in finder.find(image, mirrored=True) if marker_owner(s.id) is not None]
-        if len(mirrored) >= 2:
-            problems.append(f"{len(mirrored)} markers read only in a mirror image: the mat was printed mirrored "
-                            "(turn off mirror / transfer printing) or is seen through glass")
-        elif not found:
+    expected = {m.key for m in mats(game, players)} if game is not None and players is not None else set()
+    if not owned or not expected <= {m.key for _, m in owned}:
+        # Only when something is missing: a mirrored print reads in the mirror image of the frame.
+        mirrored = Counter(owner[0].title for s in finder.find(image, mirrored=True)
+                           if (owner := marker_owner(s.id)) is not None and (game is None or owner[0].game == game))
+        for title, n in sorted(mirrored.items()):
+            if n >= 2:
+                problems.append(f"{title}: {n} markers read only in a mirror image: the sheet was printed "
+                                "mirrored (turn off mirror / transfer printing); not located")
+        if not found and not mirrored:
             problems.append("no mat markers seen: is a mat on the table and in the frame?")
     counts = Counter(s.id for s, _ in owned)
     by_mat: dict[str, tuple[Mat, list[MarkerSighting]]] = {}
@@ -417,7 +439,7 @@ def locate(
 
 # -- the tracker's check: are the markers still where the kept homography puts them? -------------------
 
-_SUB = np.array([0.2, 0.5, 0.8])  # sample points within each cell: the outer two flip when an edge moves ~1/3 cell
+_SUB = np.array([0.25, 0.75])  # sample points within each cell: they flip when an edge moves a quarter of a cell
 
 
 def _cell_samples(mat: Mat, marker_id: int) -> tuple[np.ndarray, np.ndarray]:
@@ -429,52 +451,43 @@ def _cell_samples(mat: Mat, marker_id: int) -> tuple[np.ndarray, np.ndarray]:
     grid = (np.arange(MARKER_CELLS)[:, None] + _SUB[None, :]).ravel() * cell
     xs, ys = np.meshgrid(x0 + grid, y0 + grid)
     expected = np.repeat(np.repeat(bits, len(_SUB), axis=0), len(_SUB), axis=1)
-    return np.stack([xs.ravel(), ys.ravel()], axis=1), np.where(expected.ravel(), 1.0, -1.0)
+    return np.stack([xs.ravel(), ys.ravel()], axis=1), np.where(expected.ravel(), 1.0, -1.0).astype(np.float32)
 
 
-_SAMPLES: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+@cache
+def _mat_samples(game: str, slot: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every marker's sample points of a mat, stacked (M * n x 2, mm), and their expected ink (M x n)."""
+    mat = mat_in_slot(game, slot)
+    pts, exp = zip(*(_cell_samples(mat, m.id) for m in mat.markers), strict=True)
+    return np.concatenate(pts), np.stack(exp)
 
 
-def _marker_agreement(fit: MatFit, image: np.ndarray, marker_ids: Sequence[int]) -> list[float]:
-    """Correlation, per marker, of the frame's grey levels at the marker's cells with its printed ink.
+def _marker_agreement(fit: MatFit, image: np.ndarray) -> dict[int, float]:
+    """Correlation, per marker of the mat, of the frame's grey levels at its cells with its printed ink.
 
-    About 0.9 for a marker where it should be, near 0 for one that moved by a cell or is covered."""
-    if not marker_ids:
-        return []
-    pts, exp = [], []
-    for i in marker_ids:
-        key = (fit.mat.key + fit.mat.game, i)
-        if key not in _SAMPLES:
-            _SAMPLES[key] = _cell_samples(fit.mat, i)
-        p, e = _SAMPLES[key]
-        pts.append(p)
-        exp.append(e)
-    n = len(exp[0])
-    px = fit.mat_to_frame(np.concatenate(pts))
+    About 0.8 to 0.9 for a marker where the fit puts it, near 0 for one that moved by a cell or is covered,
+    0 for one partly outside the frame."""
+    pts, exp = _mat_samples(fit.mat.game, fit.mat.slot)
+    px = fit.mat_to_frame(pts)
     h, w = image.shape[:2]
     xi = np.rint(px[:, 0]).astype(np.int64)
     yi = np.rint(px[:, 1]).astype(np.int64)
-    ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-    xi, yi = np.clip(xi, 0, w - 1), np.clip(yi, 0, h - 1)
-    values = image[yi, xi].astype(np.float64)
-    if values.ndim == 2:
-        values = values.mean(axis=1)
-    out = []
-    for k in range(len(marker_ids)):
-        sl = slice(k * n, (k + 1) * n)
-        if not ok[sl].all():
-            out.append(0.0)
-            continue
-        v = values[sl]
-        spread = v.std()
-        # Ink is dark: correlate with minus the expected sign.
-        out.append(0.0 if spread < 4 else float(-np.mean((v - v.mean()) * exp[k]) / spread))
-    return out
+    ok = ((xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)).reshape(exp.shape).all(axis=1)
+    np.clip(xi, 0, w - 1, out=xi)
+    np.clip(yi, 0, h - 1, out=yi)
+    # One channel is enough to see black ink on white paper; green is the camera's sharpest.
+    values = (image[yi, xi, 1] if image.ndim == 3 else image[yi, xi]).astype(np.float32).reshape(exp.shape)
+    centred = values - values.mean(axis=1, keepdims=True)
+    spread = np.sqrt((centred**2).mean(axis=1))
+    corr = -(centred * exp).mean(axis=1) / np.maximum(spread, 1e-6)  # ink is dark: minus the expected sign
+    corr = np.where(ok & (spread >= 4), corr, 0.0)
+    return {m.id: float(c) for m, c in zip(fit.mat.markers, corr, strict=True)}
 
 
 def _with_agreement(fit: MatFit, image: np.ndarray) -> MatFit:
+    now = _marker_agreement(fit, image)
     return MatFit(fit.mat, fit.image_to_mat, fit.markers, fit.outliers, fit.error_mm, fit.frame_size,
-                  tuple(_marker_agreement(fit, image, fit.markers)))
+                  tuple(now[i] for i in fit.markers))
 
 
 class ZoneTracker:
@@ -495,6 +508,7 @@ class ZoneTracker:
         self.finder = finder or MarkerFinder()
         self.last: Registration | None = None
         self._since = 0
+        self._scale_problems: list[str] = []
         self.refits = 0
 
     def update(self, image: np.ndarray) -> Registration:
@@ -508,6 +522,7 @@ class ZoneTracker:
         self._since = 0
         if reg.fits:
             self.last = reg
+            self._scale_problems = scale_problems(reg.fits)
             self.game = self.game or reg.game
         return reg
 
@@ -522,19 +537,21 @@ class ZoneTracker:
         for fit in self.last.fits:
             reference = dict(zip(fit.markers, fit.agreement, strict=True))
             ids = [m.id for m in fit.mat.markers]
-            now = dict(zip(ids, _marker_agreement(fit, image, ids), strict=True))
+            now = _marker_agreement(fit, image)
             floor = {i: (reference[i] - AGREE_DROP) if i in reference else 0.6 for i in ids}
             agree = [i for i in ids if now[i] >= max(floor[i], 0.3)]
             if len(agree) < 2 or sum(i in agree for i in fit.markers) * 2 < len(fit.markers):
                 return None
             kept = MatFit(fit.mat, fit.image_to_mat, tuple(agree), fit.outliers, fit.error_mm, fit.frame_size,
                           tuple(max(now[i], reference.get(i, 0.0)) for i in agree))
+            kept.__dict__["mat_to_image"] = fit.mat_to_image  # same homography: keep its inverse
             fits.append(kept)
             problems.extend(_mat_problems(kept))
-            views = _zone_views(kept)
+            # The zones are where they were: their share inside the frame and its problems stand.
+            views = [ZoneView(v.zone, kept, v.inside, v.problems) for v in self.last.zones if v.fit is fit]
             zones.extend(views)
             problems.extend(p for v in views for p in v.problems)
-        problems.extend(scale_problems(fits))
+        problems.extend(self._scale_problems)
         reg = Registration(self.last.game, (w, h), fits, zones, problems, [], kept=True)
         return reg
 
@@ -566,7 +583,7 @@ def mat_to_frame(view: ZoneView, points_mm: Any) -> np.ndarray:
 
 def zone_to_frame(view: ZoneView, points_px: Any, px_per_mm: float) -> np.ndarray:
     """Points of a rectified zone image (its pixels) to frame pixels."""
-    t = np.linalg.inv(zone_transform(view.fit, view.zone, px_per_mm))
+    t = _inv(zone_transform(view.fit, view.zone, px_per_mm))
     return _apply(t, points_px)
 
 
