@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint pytest train bench clean
+.PHONY: run test lint pytest train bench clean pi-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ train: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/companion bench all
+
+# The Pi install on Raspberry Pi OS's two Debian releases, in debootstrap roots (needs root and debootstrap; slow,
+# not part of `make test`; docs/install.md). PI_CHECK_ARGS="--ref HEAD" installs the committed tree.
+pi-check:
+	tools/pi-check.sh $(PI_CHECK_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
