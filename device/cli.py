@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "engine.dicetreasure.cli",
     "vision.cli",
     "device.commands",
+    "device.zones",
 )
 
 BENCHMARKS: dict[str, str] = {
@@ -34,6 +35,7 @@ BENCHMARKS: dict[str, str] = {
     "dicetreasure": "engine.dicetreasure.bench",
     "vision": "vision.bench",
     "live": "device.bench",
+    "zones": "vision.bench_zones",
 }
 
 

@@ -257,28 +257,25 @@ def _fit_mat(mat: Mat, seen: Sequence[MarkerSighting], frame_size: tuple[int, in
     h, mask = cv2.findHomography(img, ref, cv2.RANSAC, RANSAC_MM, maxIters=2000, confidence=0.999)
     if h is None:
         return None, f"{_whose(mat)} mat: its {len(seen)} markers do not agree on one flat sheet, not located"
-    inlier = np.asarray(mask, bool).reshape(len(seen), 4)
-    used = [s for s, ok in zip(seen, inlier.sum(axis=1) >= 3, strict=True) if ok]
-    for _ in range(2):
-        if len(used) < 2:
+    all_img = img.reshape(len(seen), 4, 2)
+    all_ref = ref.reshape(len(seen), 4, 2)
+    use = np.asarray(mask, bool).reshape(len(seen), 4).sum(axis=1) >= 3
+    for _ in range(3):
+        if use.sum() < 2:
             return None, f"{_whose(mat)} mat: fewer than 2 of its markers agree with each other, not located"
-        img = np.concatenate([s.corners for s in used])
-        ref = np.concatenate([np.asarray(mat.marker(s.id).corners, np.float64) for s in used])
-        h, _ = cv2.findHomography(img, ref, 0)  # least squares on the agreeing corners
+        h, _ = cv2.findHomography(all_img[use].reshape(-1, 2), all_ref[use].reshape(-1, 2), 0)  # least squares
         if h is None:
             return None, f"{_whose(mat)} mat: degenerate marker layout, not located"
         # A marker is judged whole: a half-covered or bent marker is left out with all four corners.
-        off = [float(np.mean(np.linalg.norm(_apply(h, s.corners) - np.asarray(mat.marker(s.id).corners), axis=1)))
-               for s in seen]
-        used = [s for s, d in zip(seen, off, strict=True) if d <= MARKER_OUTLIER_MM]
-    outliers = tuple(s.id for s in seen if s not in used)
-    if len(used) < 2:
-        return None, f"{_whose(mat)} mat: fewer than 2 of its markers agree with each other, not located"
-    img = np.concatenate([s.corners for s in used])
-    ref = np.concatenate([np.asarray(mat.marker(s.id).corners, np.float64) for s in used])
-    h, _ = cv2.findHomography(img, ref, 0)
-    if h is None:
-        return None, f"{_whose(mat)} mat: degenerate marker layout, not located"
+        off = np.linalg.norm(_apply(h, img).reshape(len(seen), 4, 2) - all_ref, axis=2).mean(axis=1)
+        again = off <= MARKER_OUTLIER_MM
+        if (again == use).all():
+            break
+        use = again
+    used = [s for s, ok in zip(seen, use, strict=True) if ok]
+    outliers = tuple(s.id for s, ok in zip(seen, use, strict=True) if not ok)
+    img = all_img[use].reshape(-1, 2)
+    ref = all_ref[use].reshape(-1, 2)
     h = h / h[2, 2]
     residual = _apply(h, img) - ref
     error = float(np.sqrt(np.mean(np.sum(residual**2, axis=1))))

@@ -1,0 +1,230 @@
+"""``companion mat``, ``companion locate``, ``companion calibrate`` and ``companion eval-zones``: the mats on the table.
+
+``mat`` writes a printable sheet (SVG in millimetres, or PDF); ``locate`` finds the zones of the mats in image
+files (one JSON line per image with ``--json``); ``calibrate`` looks at one camera frame (or an image) and says,
+sheet by sheet, what is seen, what is missing and whether the pixels per millimetre are enough for the game's
+smallest piece; ``eval-zones`` measures the registration stage on rendered frames (vision's lab).
+The functions behind them (:func:`vision.matprint.mat_svg`, :func:`vision.registration.locate`,
+:func:`calibrate_frame`) are what the page calls too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from device.errors import UsageError
+from vision.mats import GAMES, MAX_SEATS, PAPERS, mats
+from vision.registration import MarkerFinder, Registration, annotate, calibration_report, locate
+
+
+def register(subparsers: Any) -> None:
+    mat = subparsers.add_parser(
+        "mat",
+        help="write a printable mat sheet (SVG in mm, or PDF)",
+        description="Write sheet N of a game's mats, true to scale when printed at 100 %%: AprilTag markers that "
+        "name the game, the sheet and the seat, outlines where the pieces go, the zones' names and a scale bar.",
+    )
+    mat.add_argument("game", choices=GAMES, metavar="GAME", help=f"one of {', '.join(GAMES)}")
+    mat.add_argument("--sheet", type=int, default=1, help="which sheet (1 = the first player's mat; default 1)")
+    mat.add_argument("--players", type=int, default=2, help=f"players at the table, 1 to {MAX_SEATS} (default 2)")
+    mat.add_argument("--paper", choices=tuple(PAPERS), help="paper size (default: the smallest of a4 and a3 that fits)")
+    mat.add_argument("--out", type=Path, required=True, metavar="FILE", help="FILE.svg or FILE.pdf")
+    mat.add_argument("--list", action="store_true", help="also print every sheet of the game")
+    mat.set_defaults(func=mat_command)
+
+    loc = subparsers.add_parser(
+        "locate",
+        help="find the mats' zones in image files",
+        description="Find the mats' markers and map every zone to millimetres on its sheet. With --json, one line "
+        "per image: {image, game, zones: [{zone, sheet, markers, image_to_mat, rect_mm, error_mm, complete, ...}], "
+        "problems}. Exit status 1 when no mat was located in some image.",
+    )
+    loc.add_argument("images", nargs="+", metavar="IMAGE")
+    loc.add_argument("--game", choices=GAMES, help="the game being played (default: the one whose markers are seen)")
+    loc.add_argument("--players", type=int, help="players at the table (then a mat of another seat is reported)")
+    loc.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    loc.add_argument("--annotate", type=Path, metavar="OUT",
+                     help="write the image with zones and markers drawn (a file for one IMAGE, a folder for several)")
+    loc.set_defaults(func=locate_command)
+
+    cal = subparsers.add_parser(
+        "calibrate",
+        help="check the camera's view of the mats: what is missing, pixels per millimetre",
+        description="Look at one frame from the camera (or --image) and say, for every sheet of the game, how many "
+        "markers are seen, the pixels per millimetre and the smallest piece's size in pixels, and what to fix.",
+    )
+    cal.add_argument("--game", choices=GAMES, required=True)
+    cal.add_argument("--players", type=int, default=2)
+    cal.add_argument("--image", type=Path, help="an image file instead of a camera frame")
+    cal.add_argument("--source", help="frame source: picamera2, opencv:N or replay:PATH (default: from config)")
+    cal.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    cal.add_argument("--json", action="store_true", help="print the report as JSON")
+    cal.add_argument("--annotate", type=Path, metavar="FILE", help="write the frame with zones and markers drawn")
+    cal.set_defaults(func=calibrate_command)
+
+    ev = subparsers.add_parser(
+        "eval-zones",
+        help="measure the registration stage on rendered camera frames (mapping error in mm)",
+        description="Render the game's mats for 2 players into frames (tilt up to 30 degrees, rotation, lighting, "
+        "blur, noise, JPEG, covered markers), locate them and measure how far each zone point maps from the truth.",
+    )
+    ev.add_argument("--game", choices=(*GAMES, "all"), default="all")
+    ev.add_argument("--frames", type=int, default=20, help="frames per game and condition (default 20)")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--size", default="1280x960", help="frame size WxH (default 1280x960)")
+    ev.add_argument("--out", type=Path, metavar="CSV", help="write the figures as CSV")
+    ev.set_defaults(func=eval_command)
+
+
+def _check_players(players: int | None) -> None:
+    if players is not None and not 1 <= players <= MAX_SEATS:
+        raise UsageError(f"--players {players}: 1 to {MAX_SEATS}")
+
+
+def mat_command(args: argparse.Namespace) -> int:
+    from vision.matprint import write_mat
+
+    _check_players(args.players)
+    sheets = mats(args.game, args.players)
+    write_mat(args.out, args.game, args.sheet, args.players, args.paper)
+    chosen = sheets[args.sheet - 1]
+    print(f"wrote {args.out}: sheet {args.sheet} of {len(sheets)}, {chosen.title} "
+          f"({chosen.size[0]:g} x {chosen.size[1]:g} mm, markers {chosen.markers[0].id}-{chosen.markers[-1].id})")
+    if args.list:
+        for i, m in enumerate(sheets, 1):
+            print(f"  sheet {i}: {m.title} ({m.size[0]:g} x {m.size[1]:g} mm)")
+    return 0
+
+
+def _load(path: str | Path) -> np.ndarray:
+    from vision.recognize import load_image
+
+    return load_image(path)
+
+
+def _write(path: Path, image: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), image):
+        raise OSError(f"could not write {path} (is the suffix an image type, e.g. .png or .jpg?)")
+
+
+def _summary(name: str, reg: Registration) -> list[str]:
+    lines = [f"{name}: {len(reg.zones)} zones of {reg.game or 'no game'}"]
+    for z in reg.zones:
+        state = "complete" if z.complete else "incomplete"
+        seen = f"{len(z.fit.markers)}/{len(z.fit.mat.markers)}"
+        lines.append(f"  {z.zone.key:16s} on {z.fit.mat.key:12s} {seen} markers, "
+                     f"error {z.fit.error_mm:.2f} mm, {z.fit.px_per_mm(z.zone.rect.centre):.2f} px/mm, {state}")
+    lines += [f"  problem: {p}" for p in reg.problems]
+    return lines
+
+
+def locate_command(args: argparse.Namespace) -> int:
+    _check_players(args.players)
+    finder = MarkerFinder()
+    several = len(args.images) > 1
+    if args.annotate is not None and several:
+        args.annotate.mkdir(parents=True, exist_ok=True)
+    status = 0
+    for name in args.images:
+        image = _load(name)
+        reg = locate(image, args.game, args.players, finder)
+        if not reg.fits:
+            status = 1
+        if args.json:
+            print(json.dumps(reg.to_json(name)), flush=True)
+        else:
+            print("\n".join(_summary(name, reg)), flush=True)
+        if args.annotate is not None:
+            out = args.annotate / (Path(name).stem + ".png") if several else args.annotate
+            _write(out, annotate(image, reg))
+    return status
+
+
+def calibrate_frame(image: np.ndarray, game: str, players: int = 2, finder: MarkerFinder | None = None
+                    ) -> tuple[dict[str, Any], Registration]:
+    """The set-up check of one frame: the JSON-ready report (what the page shows) and the registration."""
+    reg = locate(image, game, players, finder or MarkerFinder(thorough=True))
+    return calibration_report(reg, game, players), reg
+
+
+def _camera_frame(args: argparse.Namespace) -> np.ndarray:
+    from device.config import load_config
+    from device.sources import make_source
+
+    config = load_config(args.config)
+    spec = args.source or config.camera.source
+    source = make_source(spec, width=config.camera.width, height=config.camera.height,
+                         warmup_s=config.camera.warmup_s, fast=True)
+    with source:
+        frame = source.read()
+    if frame.image is None:
+        raise UsageError(f"the frame source {spec} gave no picture")
+    return frame.image
+
+
+def calibrate_command(args: argparse.Namespace) -> int:
+    _check_players(args.players)
+    image = _load(args.image) if args.image is not None else _camera_frame(args)
+    report, reg = calibrate_frame(image, args.game, args.players)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        h, w = image.shape[:2]
+        print(f"{report['game']} for {args.players} players, frame {w}x{h}: "
+              + ("ready" if report["ready"] else "not ready"))
+        for sheet in report["sheets"]:
+            extra = ""
+            if sheet["located"]:
+                extra = (f", {sheet['px_per_mm']:.2f} px/mm, a {sheet['smallest_piece']} is "
+                         f"{sheet['smallest_piece_px']:.0f} px, error {sheet['error_mm']:.2f} mm")
+            print(f"  {sheet['message']}{extra}")
+        for line in report["advice"]:
+            print(f"  fix: {line}")
+        for line in report["problems"]:
+            if line not in report["advice"]:
+                print(f"  problem: {line}")
+    if args.annotate is not None:
+        _write(args.annotate, annotate(image, reg))
+    return 0 if report["ready"] else 1
+
+
+def _size(text: str) -> tuple[int, int]:
+    w, sep, h = text.lower().partition("x")
+    if not sep or not w.isdigit() or not h.isdigit() or int(w) < 64 or int(h) < 64:
+        raise UsageError(f"--size {text!r}: give WxH, e.g. 1280x960")
+    return int(w), int(h)
+
+
+def eval_command(args: argparse.Namespace) -> int:
+    from vision.mat_render import CONDITIONS, evaluate
+
+    if args.frames < 1:
+        raise UsageError(f"--frames {args.frames}: at least 1")
+    size = _size(args.size)
+    games = GAMES if args.game == "all" else (args.game,)
+    rows = []
+    print(f"registration on rendered {size[0]}x{size[1]} frames, {args.frames} per line, seed {args.seed}, "
+          "every sheet of a 2-player game in each frame; mapping error over a 5x5 grid of points on every zone")
+    for game in games:
+        for condition in CONDITIONS:
+            r = evaluate(game, args.frames, args.seed, size, 2, condition, sheets=len(mats(game, 2)))
+            rows.append(r)
+            print(f"  {game:12s} {condition.name:42s} mats located {r['mats_located']}/{r['mats_total']}, "
+                  f"median {r['median_mm']:.2f} mm, p95 {r['p95_mm']:.2f} mm, max {r['max_mm']:.2f} mm", flush=True)
+    if args.out is not None:
+        import csv
+
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with args.out.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"wrote {args.out}")
+    return 0
