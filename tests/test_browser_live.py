@@ -105,7 +105,7 @@ def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], pa
     page.click("#pair-button")
     wait_until(lambda: "CONFIRM" in page.inner_text("#pairing"))
     page.click("#virtual-panel button[data-button='confirm']:not([data-long])")
-    page.wait_for_selector("#pairing:text('paired')", timeout=5000)
+    page.wait_for_selector("#pairing[data-paired='yes']", timeout=5000)
 
     # Correct the unsure die (the second one) to a six: the roll is accepted.
     page.click("#dice .die.unsure")

@@ -20,7 +20,6 @@ from device.session import GameSession
 from engine.game import Game, find_game
 from web import create_app
 
-CSRF = "test-token"
 PLAYERS = ["Anna", "Ben"]
 GAMES = ["pasa", "pyradice", "pyramido", "dicetreasure"]
 
@@ -36,16 +35,18 @@ def session(tmp_path: Path) -> Iterator[GameSession]:
 
 @pytest.fixture
 def client(session: GameSession) -> FlaskClient:
+    """A browser paired as a player pairs one: ask, CONFIRM on the device, ask again."""
     app = create_app({"TESTING": True}, session=session)
     client = app.test_client()
-    with client.session_transaction() as cookie:  # a paired browser that read its CSRF token
-        cookie["csrf"] = CSRF
-        cookie["paired"] = True
+    client.csrf = client.get("/api/csrf").get_json()["csrf"]  # type: ignore[attr-defined]
+    post(client, "/api/pair", {})
+    session.press("confirm", origin="panel")
+    assert client.get("/api/pair").get_json()["paired"] is True
     return client
 
 
 def post(client: FlaskClient, url: str, body: dict[str, Any]) -> Any:
-    response = client.post(url, json=body, headers={"X-CSRF-Token": CSRF})
+    response = client.post(url, json=body, headers={"X-CSRF-Token": client.csrf})  # type: ignore[attr-defined]
     assert response.status_code == 200, (url, body, response.get_json())
     return response.get_json()
 

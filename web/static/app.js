@@ -126,7 +126,8 @@ function renderShell(s) {
     problem.appendChild(el("p", {class: "hint"}, "It was skipped. Set up a new game below."));
   }
 
-  if (catalog) defaultMode();
+  if (catalog && !game) defaultMode();
+  if (catalog && game) followGame();
   renderGameOver(game);
   renderLog(game);
   document.getElementById("undo").disabled = !game || !game.action_count;
@@ -278,9 +279,30 @@ async function loadCatalog() {
   const select = document.getElementById("setup-game");
   select.replaceChildren();
   for (const g of catalog) select.appendChild(el("option", {value: g.name}, g.title));
-  const current = latest && latest.game ? latest.game.name : null;
-  if (current && catalog.some((g) => g.name === current)) select.value = current;
   drawSetupFor(select.value);
+  followGame();
+}
+
+let formTouched = false;
+let formFor = null;
+
+/** Until a player edits the form, it shows the running game's set-up (the next game starts alike). */
+function followGame() {
+  if (formTouched || !catalog || !latest || !latest.game) return;
+  const game = latest.game;
+  if (formFor === game.id) return;
+  if (!gameEntry(game.name)) return;
+  formFor = game.id;
+  const select = document.getElementById("setup-game");
+  if (select.value !== game.name) { select.value = game.name; drawSetupFor(game.name); }
+  document.getElementById("setup-players").value = (game.players || []).join(", ");
+  for (const [name, value] of Object.entries(game.options || {})) {
+    const option = document.querySelector(`#setup-options select[data-option="${CSS.escape(name)}"]`);
+    if (option && [...option.options].some((o) => o.value === value)) option.value = value;
+  }
+  if (gameEntry(game.name).live === "camera") {
+    document.getElementById("setup-mode").value = game.mode === "camera" ? "camera" : "offline";
+  }
 }
 
 function gameEntry(name) {
@@ -433,6 +455,7 @@ function start() {
   document.getElementById("setup-game").addEventListener("change", (e) => { modeTouched = false; drawSetupFor(e.target.value); });
   document.getElementById("setup-mode").addEventListener("change", () => { modeTouched = true; });
   document.getElementById("setup-form").addEventListener("submit", submitSetup);
+  document.getElementById("setup-form").addEventListener("input", () => { formTouched = true; });
   if (panelMode === "mock") {
     document.querySelectorAll("#virtual-panel button[data-button]").forEach((b) => b.addEventListener("click", () =>
       post("/api/panel/press", {button: b.dataset.button, long: b.dataset.long === "true"}, "panel")));

@@ -99,9 +99,11 @@ function statusLine(game, ctx) {
     const w = st.winners || [];
     return w.length ? `Game over: ${w.join(" and ")} ${w.length > 1 ? "share the win" : "wins"}.` : "Game over.";
   }
-  const who = st.to_move ? `${st.to_move} to move` : "Nobody's move";
-  const what = st.awaiting === "chance" ? "the table's chance step is awaited" : `phase: ${st.phase}`;
-  return `${who} · ${what}`;
+  const chance = ctx.legal ? ctx.legal.chance : null;
+  if (st.awaiting === "chance") {
+    return `${st.to_move ? `${st.to_move}'s turn` : "The table's turn"} (${st.phase}): enter what the table shows below.`;
+  }
+  return `${st.to_move ? `${st.to_move} to move` : "To move"} (${st.phase}): choose an action below.` + (chance ? "" : "");
 }
 
 function renderLegal(s, ctx) {
