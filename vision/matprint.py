@@ -40,7 +40,7 @@ _FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"  # local fonts only: the pag
 def _marker_path(marker_id: int, x0: float, y0: float, side: float) -> draw.Path:
     """One path of all black cells: a single filled path shows no hairline seams between cells."""
     cell = side / MARKER_CELLS
-    path = draw.Path(fill=_INK, stroke="none")
+    path = draw.Path(fill=_INK, stroke="none", class_="marker", id=f"marker-{marker_id}")
     bits = marker_bits(marker_id)
     for row in range(MARKER_CELLS):
         col = 0
@@ -62,7 +62,7 @@ def _text(d: draw.Drawing, text: str, x: float, y: float, size: float, fill: str
 
 def _scale_bar(d: draw.Drawing, x: float, y: float) -> None:
     """SCALE_BAR_MM long with ticks every 10 mm; the label says what a ruler should read."""
-    d.append(draw.Line(x, y, x + SCALE_BAR_MM, y, stroke=_INK, stroke_width=0.4))
+    d.append(draw.Line(x, y, x + SCALE_BAR_MM, y, stroke=_INK, stroke_width=0.4, id="scale-bar"))
     for i in range(int(SCALE_BAR_MM // 10) + 1):
         tick = 3.0 if i % 5 == 0 else 1.8
         d.append(draw.Line(x + 10 * i, y, x + 10 * i, y - tick, stroke=_INK, stroke_width=0.3))
