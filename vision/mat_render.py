@@ -161,7 +161,7 @@ class MatScene:
     placed: list[PlacedMat]
     view: ViewStyle
     covered: tuple[int, ...] = ()
-    hidden_mats: tuple[str, ...] = field(default_factory=tuple)
+    camera: np.ndarray = field(default_factory=lambda: np.eye(3))  # table mm -> frame pixels
 
 
 def table_layout(sheets: Sequence[Mat], rng: np.random.Generator, jitter: float = 8.0) -> list[PlacedMat]:
@@ -219,17 +219,21 @@ def render_mats(
     size: tuple[int, int] = (1280, 960),
     view: ViewStyle | None = None,
     covered: Sequence[int] | None = None,
+    camera: np.ndarray | None = None,
 ) -> MatScene:
     """Draw ``placed`` mats as a camera with ``view`` sees them. ``covered`` names markers to hide (default:
-    ``view.cover`` markers chosen at random)."""
+    ``view.cover`` markers chosen at random). The camera is aimed so the mats fill ``view.fill`` of the frame,
+    unless ``camera`` (a scene's ``camera``: table mm -> frame pixels) keeps it where it was."""
     view = view or ViewStyle()
-    table_to_plane = _camera(view)
-    corners = np.concatenate([
-        cv2.perspectiveTransform(np.array([[(0, 0), (pm.mat.size[0], 0), pm.mat.size, (0, pm.mat.size[1])]],
-                                          np.float64), pm.to_table())[0]
-        for pm in placed
-    ])
-    table_to_frame = _fit_into(table_to_plane, corners, size, view.fill, rng)
+    if camera is None:
+        corners = np.concatenate([
+            cv2.perspectiveTransform(np.array([[(0, 0), (pm.mat.size[0], 0), pm.mat.size, (0, pm.mat.size[1])]],
+                                              np.float64), pm.to_table())[0]
+            for pm in placed
+        ])
+        table_to_frame = _fit_into(_camera(view), corners, size, view.fill, rng)
+    else:
+        table_to_frame = np.asarray(camera, np.float64)
     big = (size[0] * 2, size[1] * 2)
     frame = _table_surface(rng, big)
     truth: dict[str, np.ndarray] = {}
@@ -269,7 +273,7 @@ def render_mats(
                 _cover(frame, quad, rng)
     image = cv2.resize(np.clip(frame, 0, 255).astype(np.uint8), size, interpolation=cv2.INTER_AREA)
     image = _finish(image, rng, view)
-    return MatScene(image, truth, list(placed), view, tuple(hide))
+    return MatScene(image, truth, list(placed), view, tuple(hide), table_to_frame)
 
 
 def _max_scale(h: np.ndarray, mat: Mat) -> float:
