@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint pytest train bench clean pi-check
+.PHONY: run test lint pytest train bench clean pi-check wiring
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ bench: $(STAMP)
 # not part of `make test`; docs/install.md). PI_CHECK_ARGS="--ref HEAD" installs the committed tree.
 pi-check:
 	tools/pi-check.sh $(PI_CHECK_ARGS)
+
+# The panel's wiring diagram from the default pins (tests/test_wiring.py checks it is up to date).
+wiring: $(STAMP)
+	$(PY) tools/wiring.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
