@@ -105,3 +105,12 @@ def test_a_seeded_game_through_the_api_scores_as_the_engine(
     assert again.resume()
     assert again.snapshot()["game"]["scores"] == expected
     again.log.close()
+
+
+@pytest.mark.parametrize("path", ["app.js", "games/pasa.js", "games/generic.js"])
+def test_the_page_modules_are_served_as_javascript(client: FlaskClient, path: str) -> None:
+    """Browsers run a module script only when it is served with a JavaScript MIME type."""
+    with client.get(f"/static/{path}") as response:
+        assert response.status_code == 200
+        assert response.mimetype in ("text/javascript", "application/javascript")
+        assert b"export function" in response.data

@@ -133,10 +133,29 @@ function renderShell(s) {
   document.getElementById("undo").disabled = !game || !game.action_count;
   document.getElementById("export").href = game ? `/api/games/${game.id}` : "#";
   document.getElementById("export").hidden = !game;
+  renderButtons(game);
   const leds = s.leds || {};
   for (const name of ["ready", "attention"]) {
     document.getElementById(`led-${name}`).className = `led ${name} ${leds[name] || "off"}`;
   }
+}
+
+const BUTTON_NAMES = {confirm: "CONFIRM", confirm_long: "CONFIRM (hold)", next: "NEXT", undo: "UNDO"};
+
+function renderButtons(game) {
+  const list = document.getElementById("button-meanings");
+  list.replaceChildren();
+  const meanings = (game && game.buttons) || {};
+  for (const [key, name] of Object.entries(BUTTON_NAMES)) {
+    if (!meanings[key]) continue;
+    list.appendChild(el("dt", {}, name));
+    list.appendChild(el("dd", {"data-button": key}, meanings[key]));
+  }
+  if (!list.childElementCount) list.appendChild(el("dd", {class: "hint"}, game ? "nothing now" : "no game running"));
+  document.querySelectorAll("#virtual-panel button[data-button]").forEach((b) => {
+    const key = b.dataset.button + (b.dataset.long === "true" ? "_long" : "");
+    b.title = meanings[key] || "";
+  });
 }
 
 function listNames(names) {
@@ -444,7 +463,25 @@ function connect() {
     status.className = "badge ok";
     onSnapshot(JSON.parse(event.data));
   });
-  source.onerror = () => { status.textContent = "reconnecting…"; status.className = "badge bad"; };
+  source.onerror = () => {
+    status.textContent = "reconnecting…"; status.className = "badge bad";
+    // A refused stream (the device has too many open) is not retried by the browser: poll, then try again.
+    if (source.readyState === EventSource.CLOSED) poll(status);
+  };
+}
+
+async function poll(status) {
+  for (const until = Date.now() + 30000; Date.now() < until;) {
+    try {
+      const response = await fetch("/api/state", {credentials: "same-origin", cache: "no-store"});
+      if (response.ok) {
+        status.textContent = "polling"; status.className = "badge ok";
+        onSnapshot(await response.json());
+      }
+    } catch (err) { /* the device is away: keep trying */ }
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  connect();
 }
 
 function start() {

@@ -20,6 +20,8 @@ export function mount(root, ctx) {
   turn.appendChild(problems);
   const last = el("p", {id: "last-action", class: "hint"});
   turn.appendChild(last);
+  const hint = el("p", {id: "hint", class: "hint"});
+  turn.appendChild(hint);
 
   const chance = el("form", {id: "chance-form", class: "chance", hidden: true, autocomplete: "off"});
   const chanceLabel = el("label", {for: "chance-text", id: "chance-what"});
@@ -78,7 +80,7 @@ export function mount(root, ctx) {
   example.addEventListener("click", () => { chanceInput.value = chanceInput.dataset.example || ""; chanceInput.focus(); });
   filter.addEventListener("input", () => applyFilter());
   undo.addEventListener("click", () => ctx.post("/api/undo", {}, "turn-undo"));
-  parts = {root, status, problems, last, chance, chanceLabel, chanceInput, filter, groups, table, pre, details,
+  parts = {root, status, problems, last, hint, chance, chanceLabel, chanceInput, filter, groups, table, pre, details,
     legalKey: null, chanceKey: null};
 }
 
@@ -142,6 +144,17 @@ function renderLegal(s, ctx) {
   }
   parts.filter.hidden = list.length < FILTER_FROM;
   applyFilter();
+}
+
+/** The action the panel's CONFIRM would take (NEXT moves it), marked among the buttons. */
+function markCursor(s) {
+  const live = (s.game && s.game.live) || {};
+  const text = live.cursor ? live.cursor.text : null;
+  for (const b of parts.groups.querySelectorAll("button.legal")) {
+    const on = text !== null && b.dataset.text === text;
+    b.classList.toggle("cursor", on);
+    if (on) b.setAttribute("aria-current", "true"); else b.removeAttribute("aria-current");
+  }
 }
 
 function renderChance(s, ctx) {
@@ -209,6 +222,8 @@ export function render(s, ctx) {
   parts.root.querySelector("#turn-undo").disabled = !game.action_count;
   renderChance(s, ctx);
   renderLegal(s, ctx);
+  if (ctx.panelMode !== "none") markCursor(s);
+  parts.hint.textContent = (game.live && game.live.hint) || "";
   renderScores(game, ctx);
   if (parts.details.open || !parts.pre.textContent) parts.pre.textContent = JSON.stringify(game.state, null, 1);
   parts.details.ontoggle = () => { if (parts.details.open) parts.pre.textContent = JSON.stringify((ctx.snapshot.game || {}).state, null, 1); };
