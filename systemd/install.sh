@@ -29,6 +29,7 @@ grep -qs "Raspberry Pi" /proc/device-tree/model && on_pi=true
 packages="python3-venv python3-numpy libcairo2"
 if [ "${COMPANION_NO_APT:-0}" != 1 ]; then
     apt-get update -qq
+    skipped=""
     for pkg in python3-picamera2 python3-lgpio; do
         if apt-cache show "$pkg" >/dev/null 2>&1; then
             packages="$packages $pkg"
@@ -36,10 +37,11 @@ if [ "${COMPANION_NO_APT:-0}" != 1 ]; then
             echo "install.sh: $pkg is not in this Pi's apt sources (Raspberry Pi OS has it: archive.raspberrypi.com)" >&2
             exit 1
         else
-            echo "install.sh: $pkg is not in apt here (not Raspberry Pi OS): skipped;" \
-                "use a USB webcam ([camera] source = \"opencv:0\") and [panel] mode = \"mock\" or \"none\"" >&2
+            skipped="$skipped $pkg"
         fi
     done
+    [ -z "$skipped" ] || echo "install.sh: not Raspberry Pi OS, so skipped:$skipped; in /etc/companion/companion.toml" \
+        "use a USB webcam ([camera] source = \"opencv:0\") and [panel] mode = \"none\" (no GPIO panel)" >&2
     # shellcheck disable=SC2086 # the list is split on purpose
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages
 fi

@@ -44,10 +44,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A proxy the host goes through, and local CA certificates the host trusts (a TLS-inspecting proxy), are passed
+# into the roots; nothing else of the host's set-up is.
+PASS_ENV=()
+for var in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+    [ -n "${!var:-}" ] && PASS_ENV+=("$var=${!var}")
+done
+LOCAL_CAS=(/usr/local/share/ca-certificates/*.crt)
+[ -e "${LOCAL_CAS[0]}" ] || LOCAL_CAS=()
+[ ${#LOCAL_CAS[@]} -eq 0 ] || PASS_ENV+=(PIP_CERT=/etc/ssl/certs/ca-certificates.crt)
+
 in_root() {  # in_root ROOT COMMAND...: a clean environment, as a root shell on the Pi would have
     local root=$1; shift
     chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 TERM=dumb "$@"
+        HOME=/root LANG=C.UTF-8 TERM=dumb "${PASS_ENV[@]}" "$@"
 }
 
 check_release() {
@@ -63,6 +73,10 @@ check_release() {
         touch "$root/.pi-check-root"
     fi
     cp /etc/resolv.conf "$root/etc/resolv.conf"
+    if [ ${#LOCAL_CAS[@]} -gt 0 ]; then
+        cp "${LOCAL_CAS[@]}" "$root/usr/local/share/ca-certificates/"
+        in_root "$root" update-ca-certificates >>"$log" 2>&1
+    fi
     local m
     for m in proc dev; do
         if ! mountpoint -q "$root/$m"; then
