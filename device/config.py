@@ -40,6 +40,11 @@ class CameraConfig:
     lost_after_s: float = 1.5
     reconnect_min_s: float = 0.5
     reconnect_max_s: float = 8.0
+    #: A camera read() that has not returned for this long is stuck: its thread is replaced.
+    stuck_after_s: float = 5.0
+    #: Frames (recorded files, or pictures from a driver) larger than this are refused before decoding.
+    max_frame_pixels: int = 4096 * 3072
+    max_frame_bytes: int = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,10 @@ class StabilityConfig:
     motion_threshold: float = 2.0
     motion_delta: int = 18
     agree_frames: int = 3
+    #: Motion must be seen in this many consecutive frames to count (one noise frame is not a roll).
+    motion_frames: int = 2
+    #: Share of the 80x60 cells that must move for the table to count as covered (a hand over the tray).
+    cover_share: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,15 @@ class WebConfig:
     port: int = 8080
     threads: int = 16
     pairing_timeout_s: float = 30.0
+    #: Names besides the device's hostname, hostname.local, localhost and IP addresses that the page answers
+    #: to (a name given to the device on the router); requests for any other Host are refused.
+    allowed_hosts: tuple[str, ...] = ()
+    #: With the mock panel, the page (and its virtual panel) is served on the loopback address only,
+    #: unless this is true.
+    mock_panel_on_network: bool = False
+    #: Open connections at most (idle ones beyond it are closed oldest first), and how long one may idle.
+    connection_limit: int = 64
+    idle_timeout_s: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -147,9 +165,30 @@ def _merge(base: Config, data: Mapping[str, Any], origin: str) -> Config:
         raise ConfigError(f"{origin}: [panel] mode {config.panel.mode!r} is not one of {', '.join(PANEL_MODES)}")
     if config.stability.agree_frames < 1:
         raise ConfigError(f"{origin}: [stability] agree_frames must be at least 1")
+    if config.stability.motion_frames < 1:
+        raise ConfigError(f"{origin}: [stability] motion_frames must be at least 1")
+    if config.camera.max_frame_pixels < 1 or config.camera.max_frame_bytes < 1:
+        raise ConfigError(f"{origin}: [camera] max_frame_pixels and max_frame_bytes must be positive")
     if not 0 < config.web.port < 65536:
         raise ConfigError(f"{origin}: [web] port {config.web.port} is out of range")
     return config
+
+
+def web_host(config: Config, asked: str | None = None) -> tuple[str, str | None]:
+    """The address to serve the page on, and a warning to log (None: nothing to say).
+
+    With the mock panel the virtual panel stands in for the buttons, so the page is served on the loopback
+    address only unless ``[web] mock_panel_on_network`` (or an explicit ``--host``) says otherwise."""
+    host = asked or config.web.host
+    loopback = host in ("127.0.0.1", "::1", "localhost")
+    if config.panel.mode != "mock" or loopback:
+        return host, None
+    if asked is None and not config.web.mock_panel_on_network:
+        return "127.0.0.1", (f"the mock panel serves the page on 127.0.0.1 only, not {host}: its virtual panel "
+                             "stands in for the buttons (set [web] mock_panel_on_network = true to serve it "
+                             "on the network)")
+    return host, (f"the mock panel's virtual panel is served on {host}: anyone who can reach the page can press "
+                  "its buttons")
 
 
 def load_config(path: str | Path | None = None, *, search: bool = True) -> Config:

@@ -23,6 +23,7 @@ from typing import Any
 from device.errors import SessionError
 from device.eventlog import EventLog, GameRecord
 from device.hub import Hub
+from device.pairing import Pairings
 from device.tables import TableAdapter, adapter_for, catalog
 from engine.errors import GameError
 from engine.game import Game, find_game
@@ -76,13 +77,6 @@ class Table:
     explained: int | None = None  # index in the game's actions of the first action this reading explained
 
 
-@dataclass
-class Pairing:
-    token: str
-    asked: float
-    approved: bool = False
-
-
 @dataclass(frozen=True)
 class Logged:
     """One accepted action, as the session keeps it: the action, where it came from, and in words."""
@@ -120,8 +114,8 @@ class GameSession:
         self.camera: dict[str, Any] = {"status": "none", "detail": "no camera", "fps": 0.0, "source": None}
         self.panel: dict[str, Any] = {"mode": "none", "leds": {"ready": "off", "attention": "off"}}
         self.tracking = "idle"  # "moving", "still", "idle"
-        self.pairings: dict[str, Pairing] = {}
-        self.pairing_timeout_s = 30.0
+        #: Pairing requests and paired browsers (kept beside the event log): :mod:`device.pairing`.
+        self.pairing = Pairings(log.path.parent / "paired_browsers.json", clock=lambda: self.clock())
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         #: The frame being processed when an action is accepted (logged with it; lets a replay resume).
         self.frame_ref: int | None = None
@@ -406,9 +400,12 @@ class GameSession:
         with self._lock:
             if button not in Button.ALL:
                 raise SessionError(f"unknown button {button!r}; buttons: {', '.join(Button.ALL)}")
-            if button == Button.CONFIRM and not long and self._approve_pairing():
+            said = self.pairing.press() if button == Button.CONFIRM and not long else None
+            if said is not None:  # the press was for a browser that asked to pair (or several: refused)
+                if said != "paired a browser":
+                    self.warnings = [said]
                 self.publish()
-                return "paired a browser"
+                return said
             if not paired:
                 raise NotPairedError("this browser is not paired: press Pair this browser, then CONFIRM, before "
                                      "the panel's buttons change the game")
@@ -440,40 +437,48 @@ class GameSession:
             self.warnings = [message]
             self.publish()
 
-    # --- pairing ----------------------------------------------------------------------------
-    def ask_pairing(self, token: str) -> None:
+    # --- pairing (device/pairing.py holds it) ---------------------------------------------------
+    @property
+    def pairing_timeout_s(self) -> float:
+        return self.pairing.timeout_s
+
+    @pairing_timeout_s.setter
+    def pairing_timeout_s(self, value: float) -> None:
+        self.pairing.timeout_s = value
+
+    def ask_pairing(self, token: str, replaces: str | None = None) -> str:
+        """A browser asks to pair (again: ``replaces`` its earlier request); returns the code to show on it."""
         with self._lock:
-            now = self.clock()
-            self.pairings = {t: p for t, p in self.pairings.items() if now - p.asked < self.pairing_timeout_s}
-            self.pairings[token] = Pairing(token, now)
+            code = self.pairing.ask(token, replaces)
             self.publish()
+            return code
 
     def pairing_status(self, token: str) -> str:
         with self._lock:
-            pairing = self.pairings.get(token)
-            if pairing is None:
-                return "unknown"
-            if pairing.approved:
-                del self.pairings[token]
-                return "approved"
-            if self.clock() - pairing.asked >= self.pairing_timeout_s:
-                del self.pairings[token]
+            status = self.pairing.status(token)
+            if status == "expired":
                 self.publish()
-                return "expired"
-            return "waiting"
+            return status
 
-    def _approve_pairing(self) -> bool:
-        now = self.clock()
-        waiting = [
-            p for p in self.pairings.values() if not p.approved and now - p.asked < self.pairing_timeout_s
-        ]
-        for p in waiting:
-            p.approved = True
-        return bool(waiting)
+    def claim_pairing(self, token: str, label: str = "") -> str | None:
+        """The secret of the browser whose request was approved (once), else None."""
+        with self._lock:
+            return self.pairing.claim(token, label)
+
+    def is_paired(self, browser: str) -> bool:
+        return self.pairing.is_paired(browser)
+
+    def paired_browsers(self, current: str | None = None) -> list[dict[str, Any]]:
+        return self.pairing.browsers(current)
+
+    def forget_browser(self, browser: str) -> bool:
+        return self.pairing.forget(browser)
+
+    def forget_all_browsers(self) -> int:
+        return self.pairing.forget_all()
 
     def pairing_waiting(self) -> bool:
-        now = self.clock()
-        return any(not p.approved and now - p.asked < self.pairing_timeout_s for p in self.pairings.values())
+        return bool(self.pairing.waiting())
 
     # --- status of the rest of the device -----------------------------------------------------
     def set_camera(self, status: str, detail: str = "", **extra: Any) -> None:
@@ -507,6 +512,7 @@ class GameSession:
                 "leds": self.leds(),
                 "panel_mode": self.panel.get("mode", "none"),
                 "pairing_waiting": self.pairing_waiting(),
+                "pairing_code": self.pairing.waiting_code(),
                 "warnings": list(self.warnings) + list(self.table.problems),
                 "table": {"seen": seen, "pending": self.table.pending, "problems": list(self.table.problems)},
                 "setup_problem": self.setup_problem,

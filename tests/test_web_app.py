@@ -261,11 +261,28 @@ class FakeSession:
             return "paired a browser"
         return "nothing to do"
 
-    def ask_pairing(self, token: str) -> None:
+    def ask_pairing(self, token: str, replaces: str | None = None) -> str | None:
         self.approved = False
+        return None
 
     def pairing_status(self, token: str) -> str:
         return "approved" if getattr(self, "approved", False) else "waiting"
+
+    def claim_pairing(self, token: str, label: str = "") -> str | None:
+        self.browser = "secret"
+        return self.browser
+
+    def is_paired(self, browser: str) -> bool:
+        return browser == getattr(self, "browser", None)
+
+    def paired_browsers(self, current: str | None = None) -> list[dict[str, Any]]:
+        return []
+
+    def forget_browser(self, browser: str) -> bool:
+        return False
+
+    def forget_all_browsers(self) -> int:
+        return 0
 
     def games(self) -> list[dict[str, Any]]:
         return []

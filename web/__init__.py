@@ -5,7 +5,9 @@
 handed its database; one blueprint per concern: :mod:`web.pages` (the HTML page),
 :mod:`web.api` (state, SSE events, game changes), :mod:`web.pairing` (pairing and the virtual panel),
 :mod:`web.health` (``/healthz``). The page never talks to the camera or GPIO; it asks the session.
-Every error is a JSON body with a 4xx status (a bug is a 500 JSON, never a traceback page).
+Every error is a JSON body with a 4xx status (a bug is a 500 JSON, never a traceback page). Before any
+view, the request's ``Host`` must be one of the device's own names (:func:`web.security.check_host`:
+its hostname, ``hostname.local``, localhost, an IP address, and ``ALLOWED_HOSTS`` from the configuration).
 """
 
 from __future__ import annotations
@@ -55,9 +57,13 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: TableSession
         MAX_CONTENT_LENGTH=64 * 1024,
         SSE_KEEPALIVE_S=15.0,
         SSE_MAX_STREAMS=12,
+        ALLOWED_HOSTS=(),
         DEBUG=False,
     )
     app.config.update(dict(config or {}))
+    from web.security import check_host, own_names
+
+    app.config["OWN_NAMES"] = own_names(app.config["ALLOWED_HOSTS"])
     app.debug = False  # never: the debugger would run code for anyone on the network
     app.extensions["companion"] = Services(
         session=session,
@@ -72,6 +78,8 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: TableSession
     app.register_blueprint(pairing.bp)
     app.register_blueprint(health.bp)
 
+    app.before_request(check_host)
+
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
         return jsonify(error=exc.description or exc.name, status=exc.code), exc.code or 400
@@ -85,6 +93,10 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: TableSession
     def bad_request(exc: Exception) -> Any:
         status = int(getattr(exc, "http_status", 400))
         return jsonify(error=str(exc), status=status, field=getattr(exc, "field", None)), status
+
+    @app.errorhandler(RecursionError)
+    def too_deep(exc: Exception) -> Any:  # a body nested deeper than any parser should follow
+        return jsonify(error="the request is nested too deeply", status=400), 400
 
     @app.errorhandler(OSError)
     def storage(exc: Exception) -> Any:

@@ -59,9 +59,25 @@ class TableSession(Protocol):
 
     def press(self, button: str, *, long: bool = False, origin: str = "panel", paired: bool = True) -> str: ...
 
-    def ask_pairing(self, token: str) -> None: ...
+    def ask_pairing(self, token: str, replaces: str | None = None) -> str | None:
+        """A browser asks to pair (``replaces``: its own earlier request): the short code to show on it (a
+        paired page shows the same)."""
 
-    def pairing_status(self, token: str) -> str: ...
+    def pairing_status(self, token: str) -> str:
+        """"waiting", "approved", "refused" (several asked at once), "expired" or "unknown"."""
+
+    def claim_pairing(self, token: str, label: str = "") -> str | None:
+        """The new browser secret for an approved request (once), else None."""
+
+    def is_paired(self, browser: str) -> bool:
+        """Whether the device still holds the pairing of the browser with this secret."""
+
+    def paired_browsers(self, current: str | None = None) -> list[dict[str, Any]]: ...
+
+    def forget_browser(self, browser: str) -> bool:
+        """Forget a paired browser by its listed id or its secret; False when there is none."""
+
+    def forget_all_browsers(self) -> int: ...
 
     def games(self) -> list[dict[str, Any]]: ...
 
