@@ -228,22 +228,24 @@ class Appliance:
 
     def start_web(self, host: str | None = None, port: int | None = None) -> str:
         """Serve the page with waitress in a thread of this process; returns the page address."""
-        import waitress
-
+        from device.config import web_host
+        from device.webserver import make_server
         from web import create_app
 
+        web = self.config.web
         app = create_app(
             {"SECRET_KEY": secret_key(self.state_dir), "PANEL_MODE": self.config.panel.mode,
-             "SSE_MAX_STREAMS": max(1, self.config.web.threads - 4)},
+             "SSE_MAX_STREAMS": max(1, web.threads - 4), "ALLOWED_HOSTS": web.allowed_hosts},
             session=self.session,
         )
-        self.server = waitress.create_server(
-            app, host=host or self.config.web.host, port=self.config.web.port if port is None else port,
-            threads=self.config.web.threads, channel_timeout=30, ident="companion",
-        )
+        host, warning = web_host(self.config, host)  # the mock panel: loopback unless configured otherwise
+        if warning:
+            log.warning("%s", warning)
+        self.server = make_server(app, host=host, port=web.port if port is None else port, threads=web.threads,
+                                  connection_limit=web.connection_limit, idle_timeout_s=web.idle_timeout_s)
         self._server_thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._server_thread.start()
-        shown_host = host or self.config.web.host
+        shown_host = host
         port = self.server.effective_port
         if shown_host in ("0.0.0.0", "", "::"):
             return f"http://127.0.0.1:{port}/ (on the network: http://{socket.gethostname()}.local:{port}/)"
