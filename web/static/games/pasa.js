@@ -197,7 +197,10 @@ export function render(s, ctx) {
   const camera = game.mode === "camera";
   const finished = !!(game.status && game.status.finished);
 
-  document.getElementById("player").textContent = live.player || (finished ? "game over" : "–");
+  document.getElementById("player").textContent = live.player || (finished ? "Game over" : "–");
+  parts.root.querySelector("#turn .status").classList.toggle("finished", finished);
+  document.getElementById("advice-card").hidden = finished;
+  document.getElementById("dice").hidden = finished;
   document.getElementById("roll").textContent = live.roll ?? 0;
   document.getElementById("max-rolls").textContent = live.max_rolls ?? 3;
   document.getElementById("category").textContent = live.category_title || "–";
