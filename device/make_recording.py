@@ -1,7 +1,9 @@
 """Render the bundled demo recording: a complete two-player game of Paša-řada-pyramida, from a simulated
 game, with the project's own dice renderer (:mod:`vision.render`).
 
-``python -m device.make_recording [OUT] [--seed N]`` writes ``OUT/recording.json`` and ``OUT/frames/``.
+``python -m device.make_recording [OUT] [--seed N] [--players K] [--condition KIND:AMOUNT]`` writes
+``OUT/recording.json`` and ``OUT/frames/``; a condition (:mod:`vision.conditions`: scale, exposure, white
+balance, blur, noise, JPEG) is applied to every frame, as if the camera had taken the game so.
 Every throw is shown as a hand over the tray, dice tumbling into place, then still frames (which share
 one image file, so the folder stays small). The game includes re-rolls, a cocked die that a player
 then lays flat, a hard-to-read die (low pip contrast, read as the wrong face and flagged unsure) that
@@ -36,6 +38,7 @@ FPS = 5.0
 STILL_FRAMES = 7  # per settle: the filter accepts after 3 agreeing still frames; inputs come after
 JPEG_QUALITY = 45
 PLAYERS = ("Anna", "Ben")
+NAMES = ("Anna", "Ben", "Cyril", "Dana", "Emil", "Fanny", "Gustav", "Hana")
 STYLE = render.SceneStyle(surface=(70, 110, 60), grain=2.0, light_gradient=0.12, shadow=0.3,
                           camera_height=6.0, blur=0.6, noise=1.0, jpeg_quality=95, tray=True)
 
@@ -57,8 +60,9 @@ class Script:
 
 
 class Renderer:
-    def __init__(self, out: Path, seed: int) -> None:
+    def __init__(self, out: Path, seed: int, condition: Any = None) -> None:
         self.out = out
+        self.condition = condition
         self.rng = np.random.default_rng(seed)
         self.script = Script()
         self.t = 0.0
@@ -84,10 +88,26 @@ class Renderer:
         if hand is not None:
             _draw_hand(image, hand)
         final = render.finish(image, rng, STYLE)
+        if self.condition is not None:
+            final = self.condition.apply(final, str(self.script.images))
+            truth = [self._moved(item) for item in truth]
         name = f"frames/{self.script.images:04d}.jpg"
         cv2.imwrite(str(self.out / name), final, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         self.script.images += 1
         return name, truth
+
+    def _moved(self, item: dict[str, Any]) -> dict[str, Any]:
+        """A die's truth where it lies in the frame as the condition changed it (only scale moves it)."""
+        if self.condition is None or self.condition.kind != "scale":
+            return item
+        a = self.condition.amount
+        return {**item, "box": [round(v * a, 1) for v in item["box"]],
+                "centre": [round(v * a, 1) for v in item["centre"]]}
+
+    def at(self, centre: tuple[float, float]) -> list[float]:
+        """Where a player points at a die, in the frame as taken."""
+        a = self.condition.amount if self.condition is not None and self.condition.kind == "scale" else 1.0
+        return [round(c * a, 1) for c in centre]
 
     def frame(self, name: str, truth: list[dict[str, Any]]) -> None:
         self.script.frames.append({"file": name, "t": round(self.t, 3), "dice": truth,
@@ -159,15 +179,21 @@ def _keep_for(category: str, dice: list[int]) -> list[int]:
     return [d for d in dice if d % 2 == 0 and counts[d] >= 2]
 
 
-def make(out: Path, seed: int = 7) -> dict[str, Any]:
+def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = None) -> dict[str, Any]:
     game = find_game("pasa")
+    if not game.min_players <= players <= min(game.max_players, len(NAMES)):
+        raise ValueError(f"a Paša recording takes {game.min_players} to {len(NAMES)} players, got {players}")
+    names = NAMES[:players]
+    from vision.conditions import parse_condition
+
+    changed = parse_condition(condition) if condition else None
     rules = __import__("engine.pasa", fromlist=["score", "Roll", "Choose", "Stop"])
     rng = random.Random(seed)
     if out.exists():
         shutil.rmtree(out)
     (out / "frames").mkdir(parents=True)
-    r = Renderer(out, seed)
-    state = game.initial_state(PLAYERS, {})
+    r = Renderer(out, seed, changed)
+    state = game.initial_state(names, {})
     actions: list[Any] = []
 
     def act(action: Any) -> None:
@@ -192,7 +218,7 @@ def make(out: Path, seed: int = 7) -> dict[str, Any]:
             table[hard] = Die(table[hard].value, table[hard].centre, table[hard].angle, hard=True,
                               read_as=table[hard].value % 6 + 1)
             r.still(table, count=10, inputs_at=6, inputs=[
-                {"kind": "correct", "at": [round(c, 1) for c in table[hard].centre], "value": table[hard].value}])
+                {"kind": "correct", "at": r.at(table[hard].centre), "value": table[hard].value}])
             table[hard] = Die(table[hard].value, table[hard].centre, table[hard].angle)
         r.still(table, inputs=[{"kind": "action", "text": f"choose {category}"}])
         act(rules.Choose(category))
@@ -245,15 +271,17 @@ def make(out: Path, seed: int = 7) -> dict[str, Any]:
         act(rules.Stop())
         turn += 1
     r.still(table, count=5)
-    record = game_record_json_from(game, actions)
+    record = game_record_json_from(game, actions, names)
+    scale = changed.amount if changed is not None and changed.kind == "scale" else 1.0
     data = {
         "format": FORMAT,
         "game": "pasa",
-        "players": list(PLAYERS),
+        "players": list(names),
         "options": {},
-        "size": list(SIZE),
+        "size": [round(SIZE[0] * scale), round(SIZE[1] * scale)],
         "fps": FPS,
         "seed": seed,
+        **({"condition": str(changed)} if changed is not None else {}),
         "frames": r.script.frames,
         "expected": {"actions": record["actions"], "sheet": record["sheet"], "winners": record["winners"]},
     }
@@ -261,10 +289,10 @@ def make(out: Path, seed: int = 7) -> dict[str, Any]:
     return data
 
 
-def game_record_json_from(game: Any, actions: list[Any]) -> dict[str, Any]:
+def game_record_json_from(game: Any, actions: list[Any], players: tuple[str, ...] = PLAYERS) -> dict[str, Any]:
     from device.eventlog import GameRecord
 
-    record = GameRecord(id=0, game="pasa", players=PLAYERS, options={}, mode="camera", created=0.0, finished=None,
+    record = GameRecord(id=0, game="pasa", players=players, options={}, mode="camera", created=0.0, finished=None,
                         actions=tuple(game.action_to_json(a) for a in actions), origins=("sim",) * len(actions))
     return game_record_json(record)
 
@@ -273,8 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default=str(Path(__file__).with_name("recordings") / "pasa-2p"))
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--condition", metavar="KIND:AMOUNT", help="a camera condition applied to every frame")
     args = parser.parse_args(argv)
-    data = make(Path(args.out), args.seed)
+    data = make(Path(args.out), args.seed, args.players, args.condition)
     size = sum(p.stat().st_size for p in Path(args.out).rglob("*") if p.is_file())
     print(f"{len(data['frames'])} frames, {size / 1e6:.1f} MB, sheet: "
           f"{ {n: s['total'] for n, s in data['expected']['sheet'].items()} }")
