@@ -1,6 +1,7 @@
 """The panel's wiring diagram (docs/images/wiring.svg), drawn from the default pins in ``device/config.py``.
 
     .venv/bin/python tools/wiring.py [--out docs/images/wiring.svg]      (or: make wiring)
+    .venv/bin/python tools/wiring.py --config my.toml --out my-wiring.svg  (your own [panel] pins)
 
 Three push buttons from a GPIO pin to ground (the Pi's internal pull-ups, no resistor), two LEDs from a GPIO pin
 through a series resistor to ground, and a map of the 40-pin header with the pins used. Pins are gpiozero's
@@ -20,7 +21,7 @@ import drawsvg as dw
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from device.config import PanelConfig  # noqa: E402  (after the path: the script runs from anywhere)
+from device.config import PanelConfig, load_config  # noqa: E402  (after the path: the script runs from anywhere)
 
 OUT = ROOT / "docs" / "images" / "wiring.svg"
 
@@ -173,9 +174,11 @@ def diagram(config: PanelConfig | None = None) -> dw.Drawing:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the SVG (default docs/images/wiring.svg)")
+    parser.add_argument("--config", type=Path, help="draw the [panel] pins of this companion.toml (default: defaults)")
     args = parser.parse_args(argv)
+    panel = load_config(args.config, search=False).panel if args.config else PanelConfig()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(diagram().as_svg() + "\n", encoding="utf-8")
+    args.out.write_text(diagram(panel).as_svg() + "\n", encoding="utf-8")
     print(args.out)
     return 0
 
