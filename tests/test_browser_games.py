@@ -100,11 +100,11 @@ def step(page: Any, app: Appliance, name: str) -> None:
     """One action through the page's own controls, as a player would take it."""
     n = count(app)
     if name == "pasa":
-        if page.is_visible("#stop"):
-            page.click("#stop")
-        elif page.is_visible("#roll-form"):
+        if page.is_visible("#roll-form"):  # a roll, or in the hold phase a re-roll typed as all six dice
             page.fill("#roll-text", page.get_attribute("#roll-text", "placeholder"))
             page.click("#roll-form button[type='submit']")
+        elif page.is_visible("#stop"):
+            page.click("#stop")
         else:
             page.click("button.choose >> nth=0")
     elif page.is_visible("#chance-form"):
@@ -137,6 +137,25 @@ def test_play_offline_undo_and_reload(appliance: tuple[Appliance, str], browser:
     assert game["mode"] == "offline" and game["seed"] == seed and game["players"] == ["Anna", "Ben"]
     view = "pasa" if name == "pasa" else "generic"
     assert page.get_attribute("#game-root .game-view", "data-view") == view
+
+    # Something the engine cannot read, typed into the entry box: the reason stays beside the box.
+    box, slot = ("#roll-text", "roll") if name == "pasa" else ("#chance-text", "chance")
+    while page.is_hidden(box):  # play up to the first chance step
+        step(page, app, name)
+    page.fill(box, "nonsense 99")
+    page.press(box, "Enter")
+    error = f".errors[data-slot='{slot}'] .error"
+    page.wait_for_selector(error, timeout=5000)
+    assert "nonsense 99" in page.inner_text(error)
+    time.sleep(0.5)
+    assert page.is_visible(error)
+    page.click(f"{error} .dismiss")
+    assert page.locator(error).count() == 0
+    while count(app):  # back to the start, with the game's own undo button
+        n = count(app)
+        page.click("#turn-undo")
+        wait_until(lambda: count(app) == n - 1)
+    wait_until(lambda: drawn(page, app))
 
     movers = set()
     for _ in range(12):
@@ -229,3 +248,22 @@ def test_set_up_mistakes_are_shown_by_their_field(appliance: tuple[Appliance, st
     wait_until(lambda: "different" in page.inner_text(".errors[data-slot='field-players']"))
     assert app.session.snapshot()["game"] == before or app.session.snapshot()["game"]["id"] == before["id"]
     assert errors == []
+
+
+def test_a_logged_game_that_cannot_be_loaded_is_said_plainly(tmp_path: Path, browser: Any) -> None:
+    from device.eventlog import EventLog
+
+    log = EventLog(tmp_path / "events.sqlite3")
+    log.new_game("pyradice", ["Anna", "Ben"], {}, "offline")
+    log.append(1, '{"this": "is no pyradice action"}', "page")
+    log.close()
+    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
+    with Appliance(config, None, truth_reader, state_dir=tmp_path, start_game=False) as app:
+        page, errors = open_page(browser, app.start_web("127.0.0.1", 0), PHONE)
+        page.wait_for_selector("#setup-problem:visible", timeout=5000)
+        assert "cannot be resumed" in page.inner_text("#setup-problem")
+        assert "No game running" in page.inner_text("#game-root")
+        pair(page)
+        set_up(page, app, "pyramido", 4)
+        wait_until(lambda: page.is_hidden("#setup-problem"))
+        assert errors == []
