@@ -84,6 +84,42 @@ def register(subparsers: Any) -> None:
     games.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
     games.set_defaults(func=games_command)
 
+    record = subparsers.add_parser(
+        "record",
+        help="render a recording of a simulated game (frames and its truth) to replay through the pipeline",
+        description="Renders a complete simulated game with the project's own renderer into OUT/recording.json "
+                    "and OUT/frames/, with the true record to compare a replay with (companion replay OUT --json). "
+                    "Paša only so far: the board games' renderers are not wired in yet.",
+    )
+    record.add_argument("game", help="the game (pasa)")
+    record.add_argument("--seed", type=int, default=7, help="the simulated game's seed (default 7, the demo's)")
+    record.add_argument("--players", type=int, default=2, help="how many players (default 2)")
+    record.add_argument("--out", required=True, metavar="DIR", help="folder to write (replaced if it exists)")
+    record.add_argument("--condition", metavar="KIND:AMOUNT",
+                        help="a camera condition applied to every frame (as eval-dice --condition takes it)")
+    record.set_defaults(func=record_command)
+
+
+def record_command(args: argparse.Namespace) -> int:
+    from engine.game import find_game
+
+    game = find_game(args.game)  # an unknown game is a one-line error
+    if game.name != "pasa":
+        raise UsageError(f"companion record {game.name}: {game.title} recordings are not rendered yet (only pasa)")
+    if args.condition:
+        from vision.conditions import parse_condition
+
+        parse_condition(args.condition)  # a bad condition is reported before anything is written
+    from device.make_recording import make
+
+    out = Path(args.out)
+    if out.exists() and not (out / "recording.json").is_file():
+        raise UsageError(f"{out} exists and is not a recording: choose another --out")
+    data = make(out, args.seed, args.players, args.condition)
+    sheet = {n: s["total"] for n, s in data["expected"]["sheet"].items()}
+    print(f"{out}: {len(data['frames'])} frames, true sheet {sheet}")
+    return 0
+
 
 def run_command(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as cleanup:

@@ -68,3 +68,20 @@ def test_the_appliance_starts_whatever_the_log_or_the_configuration_holds(tmp_pa
         snap = app.session.snapshot()
         assert snap["game"] is None and "takes 2 to 4 players" in snap["setup_problem"]
         assert app.session.health()["storage"]["status"] == "ok"
+
+
+def test_record_refuses_what_it_cannot_render_before_writing(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / "notes.txt").write_text("mine")
+    for args, said in ((["chess", "--out", str(tmp_path / "a")], "unknown game 'chess'"),
+                       (["pyradice", "--out", str(tmp_path / "a")], "not rendered yet"),
+                       (["pasa", "--out", str(tmp_path / "a"), "--condition", "blur:99"], "blur takes"),
+                       (["pasa", "--out", str(tmp_path / "a"), "--players", "9"], "1 to 8 players"),
+                       (["pasa", "--out", str(keep)], "is not a recording")):
+        run = subprocess.run([sys.executable, "-m", "device.cli", "record", *args], capture_output=True, text=True)
+        assert run.returncode == 2 and said in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert not (tmp_path / "a").exists() and (keep / "notes.txt").read_text() == "mine"
