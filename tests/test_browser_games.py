@@ -116,6 +116,12 @@ def step(page: Any, app: Appliance, name: str) -> None:
     wait_until(lambda: drawn(page, app))
 
 
+def undo_once(page: Any, app: Appliance) -> None:
+    left = count(app) - 1
+    page.click("#turn-undo")
+    wait_until(lambda: count(app) == left)
+
+
 def view_text(page: Any) -> dict[str, str]:
     """What a player reads of the game: the turn, the scores, the last actions, the game over box."""
     out = {}
@@ -152,9 +158,7 @@ def test_play_offline_undo_and_reload(appliance: tuple[Appliance, str], browser:
     page.click(f"{error} .dismiss")
     assert page.locator(error).count() == 0
     while count(app):  # back to the start, with the game's own undo button
-        n = count(app)
-        page.click("#turn-undo")
-        wait_until(lambda: count(app) == n - 1)
+        undo_once(page, app)
     wait_until(lambda: drawn(page, app))
 
     movers = set()
