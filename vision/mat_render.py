@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.mats import MARKER_CELLS, Mat, marker_bits, mats
-from vision.registration import MarkerFinder, Registration, locate
+from vision.registration import ERROR_WARN_MM, UNSURE_WARN_MM, MarkerFinder, Registration, locate
 
 _INK = 28
 _PAPER = (242, 244, 246)
@@ -387,8 +387,10 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
     Covered markers are taken from the first mat, so "one marker covered" covers one of the mats measured."""
     finder = MarkerFinder()
     errors: list[float] = []
+    readable: list[float] = []  # mats seen at >= 1 px/mm: what calibration accepts (a die >= 16 px)
     per_frame: list[float] = []
-    located = total = 0
+    scales: list[float] = []
+    located = total = silent = flagged = 0
     all_sheets = mats(game, players)[:sheets]
     for k in range(frames):
         rng = np.random.default_rng([seed, k])
@@ -403,10 +405,22 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
         errs = mapping_errors(scene, reg)
         total += len(placed)
         located += len(errs)
-        for e in errs.values():
+        for fit in reg.fits:
+            e = errs.get(fit.mat.key)
+            if e is None:
+                continue
             errors.extend(float(v) for v in e)
             per_frame.append(float(np.median(e)))
+            scale = fit.px_per_mm()
+            scales.append(scale)
+            if scale >= 1.0:
+                readable.extend(float(v) for v in e)
+            warned = fit.unsure_mm > UNSURE_WARN_MM or fit.error_mm > ERROR_WARN_MM
+            if float(e.max()) > 1.0:
+                flagged += warned
+                silent += not warned
     arr = np.array(errors) if errors else np.array([math.nan])
+    ok = np.array(readable) if readable else np.array([math.nan])
     return {
         "game": game,
         "condition": condition.name,
@@ -417,6 +431,11 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
         "median_mm": float(np.median(arr)),
         "p95_mm": float(np.percentile(arr, 95)),
         "max_mm": float(np.max(arr)),
+        "px_per_mm_min": min(scales) if scales else math.nan,
+        "px_per_mm_median": statistics.median(scales) if scales else math.nan,
+        "median_mm_at_1px_per_mm": float(np.median(ok)),
+        "p95_mm_at_1px_per_mm": float(np.percentile(ok, 95)),
+        "mats_over_1mm_flagged": flagged,
+        "mats_over_1mm_silent": silent,
         "worst_frame_median_mm": max(per_frame) if per_frame else math.nan,
-        "frame_median_of_medians_mm": statistics.median(per_frame) if per_frame else math.nan,
     }

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Any
 
@@ -53,6 +53,8 @@ RANSAC_MM = 3.0
 MARKER_OUTLIER_MM = 2.0
 #: A fit whose RMS reprojection error is above this is reported (markers disagree: paper not flat, moved).
 ERROR_WARN_MM = 1.0
+#: Leaving one marker out moves a zone's corner more than this: the mapping away from the markers is unsure.
+UNSURE_WARN_MM = 1.0
 #: Two sheets on one table whose scales differ by more than this were not both printed at 100 %.
 SCALE_TOLERANCE = 0.025
 #: A zone with less than this share of its area in the frame is "partly outside".
@@ -130,6 +132,8 @@ class MatFit:
     error_mm: float  # RMS reprojection error of the used corners, mm on the sheet
     frame_size: tuple[int, int]  # width, height
     agreement: tuple[float, ...] = ()  # per used marker: correlation of its cells with the print (for the tracker)
+    unsure_mm: float = 0.0  # zones' corners move this much leaving out one marker (0 with every marker seen)
+    mm_per_px: float = 1.0  # the markers' own scale in the frame
 
     @property
     def missing(self) -> tuple[int, ...]:
@@ -208,6 +212,7 @@ class ZoneView:
             "image_to_mat": [[round(float(v), 9) for v in row] for row in self.fit.image_to_mat],
             "rect_mm": self.zone.rect.to_json(),
             "error_mm": round(self.fit.error_mm, 3),
+            "unsure_mm": None if math.isinf(self.fit.unsure_mm) else round(self.fit.unsure_mm, 3),
             "px_per_mm": round(self.fit.px_per_mm(self.zone.rect.centre), 3),
             "inside": round(self.inside, 4),
             "complete": self.complete,
@@ -254,7 +259,12 @@ def _fit_mat(mat: Mat, seen: Sequence[MarkerSighting], frame_size: tuple[int, in
                       "not located (it needs 2)")
     img = np.concatenate([s.corners for s in seen]).astype(np.float64)
     ref = np.concatenate([np.asarray(mat.marker(s.id).corners, np.float64) for s in seen])
-    h, mask = cv2.findHomography(img, ref, cv2.RANSAC, RANSAC_MM, maxIters=2000, confidence=0.999)
+    # Corners are found to about a pixel whatever the scale: thresholds are in mm but never under a few pixels.
+    side_px = float(np.median([np.linalg.norm(s.corners[1] - s.corners[0]) for s in seen]))
+    mm_per_px = mat.marker_mm / max(side_px, 1.0)
+    outlier_mm = max(MARKER_OUTLIER_MM, 2.5 * mm_per_px)
+    h, mask = cv2.findHomography(img, ref, cv2.RANSAC, max(RANSAC_MM, 3.0 * mm_per_px), maxIters=2000,
+                                 confidence=0.999)
     if h is None:
         return None, f"{_whose(mat)} mat: its {len(seen)} markers do not agree on one flat sheet, not located"
     all_img = img.reshape(len(seen), 4, 2)
@@ -268,7 +278,7 @@ def _fit_mat(mat: Mat, seen: Sequence[MarkerSighting], frame_size: tuple[int, in
             return None, f"{_whose(mat)} mat: degenerate marker layout, not located"
         # A marker is judged whole: a half-covered or bent marker is left out with all four corners.
         off = np.linalg.norm(_apply(h, img).reshape(len(seen), 4, 2) - all_ref, axis=2).mean(axis=1)
-        again = off <= MARKER_OUTLIER_MM
+        again = off <= outlier_mm
         if (again == use).all():
             break
         use = again
@@ -282,8 +292,27 @@ def _fit_mat(mat: Mat, seen: Sequence[MarkerSighting], frame_size: tuple[int, in
     # A mat mapped with its orientation reversed would be a mirror; real corners never give that, but say it if so.
     if float(np.linalg.det(h[:2, :2])) < 0 and abs(h[2, 0]) + abs(h[2, 1]) < 1e-3:
         return None, f"{_whose(mat)} mat appears mirrored, not located"
-    fit = MatFit(mat, h, tuple(sorted(s.id for s in used)), tuple(sorted(outliers)), error, frame_size)
+    spread = 0.0 if len(used) == len(mat.markers) else _spread(mat, all_img[use], all_ref[use], h)
+    fit = MatFit(mat, h, tuple(sorted(s.id for s in used)), tuple(sorted(outliers)), error, frame_size,
+                 unsure_mm=spread, mm_per_px=mm_per_px)
     return fit, None
+
+
+def _spread(mat: Mat, img: np.ndarray, ref: np.ndarray, h: np.ndarray) -> float:
+    """How far the zones' corners move when the fit leaves out one marker at a time (mm): small when the markers
+    seen surround the zones, large when they all lie to one side. Infinite with two markers (nothing to check)."""
+    if len(img) < 3:
+        return math.inf
+    corners = np.array([c for z in mat.zones for c in z.rect.corners()], np.float64)
+    image_pts = _apply(_inv(h), corners)
+    worst = 0.0
+    for j in range(len(img)):
+        keep = np.arange(len(img)) != j
+        hj, _ = cv2.findHomography(img[keep].reshape(-1, 2), ref[keep].reshape(-1, 2), 0)
+        if hj is None:
+            return math.inf
+        worst = max(worst, float(np.linalg.norm(_apply(hj, image_pts) - corners, axis=1).max()))
+    return worst
 
 
 def _inside_share(quad: np.ndarray, frame_size: tuple[int, int]) -> float:
@@ -321,7 +350,11 @@ def _mat_problems(fit: MatFit) -> list[str]:
     if fit.outliers:
         out.append(f"{_whose(mat)} mat: markers {', '.join(map(str, fit.outliers))} disagree with the others "
                    "(bent paper, or a marker covered at its edge); not used")
-    if fit.error_mm > ERROR_WARN_MM:
+    if fit.unsure_mm > UNSURE_WARN_MM:
+        how = ("only 2 markers seen, the mapping cannot be checked" if math.isinf(fit.unsure_mm) else
+               f"the markers seen lie to one side: the mapping is unsure by up to {fit.unsure_mm:.1f} mm")
+        out.append(f"{_whose(mat)} mat: {how}; clear the others")
+    if fit.error_mm > max(ERROR_WARN_MM, 1.5 * fit.mm_per_px):
         out.append(f"{_whose(mat)} mat: its markers disagree by {fit.error_mm:.1f} mm: is the sheet flat?")
     return out
 
@@ -334,7 +367,9 @@ def _relative_scale(a: MatFit, b: MatFit) -> float:
 
 
 def scale_problems(fits: Sequence[MatFit]) -> list[str]:
-    """Sheets on one table must agree in scale; name the sheets that do not."""
+    """Sheets on one table must agree in scale; name the sheets that do not (only well-fitted sheets are
+    compared: one seen by a few markers on one side says nothing sure about its scale)."""
+    fits = [f for f in fits if f.unsure_mm <= UNSURE_WARN_MM]
     if len(fits) < 2:
         return []
     ratios = {(i, j): _relative_scale(fits[i], fits[j]) for i in range(len(fits)) for j in range(len(fits)) if i != j}
@@ -430,6 +465,9 @@ def locate(
         views = _zone_views(fit, extra)
         reg.zones.extend(views)
         problems.extend(p for v in views for p in v.problems if p not in extra)
+    for mat in mats(game, players) if game is not None and players is not None else ():
+        if mat.key not in by_mat:
+            problems.append(f"{_whose(mat)} mat: 0 of {len(mat.markers)} markers seen")
     problems.extend(scale_problems(reg.fits))
     return reg
 
@@ -483,8 +521,7 @@ def _marker_agreement(fit: MatFit, image: np.ndarray) -> dict[int, float]:
 
 def _with_agreement(fit: MatFit, image: np.ndarray) -> MatFit:
     now = _marker_agreement(fit, image)
-    return MatFit(fit.mat, fit.image_to_mat, fit.markers, fit.outliers, fit.error_mm, fit.frame_size,
-                  tuple(now[i] for i in fit.markers))
+    return replace(fit, agreement=tuple(now[i] for i in fit.markers))
 
 
 class ZoneTracker:
@@ -539,8 +576,8 @@ class ZoneTracker:
             agree = [i for i in ids if now[i] >= max(floor[i], 0.3)]
             if len(agree) < 2 or sum(i in agree for i in fit.markers) * 2 < len(fit.markers):
                 return None
-            kept = MatFit(fit.mat, fit.image_to_mat, tuple(agree), fit.outliers, fit.error_mm, fit.frame_size,
-                          tuple(max(now[i], reference.get(i, 0.0)) for i in agree))
+            kept = replace(fit, markers=tuple(agree),
+                           agreement=tuple(max(now[i], reference.get(i, 0.0)) for i in agree))
             kept.__dict__["mat_to_image"] = fit.mat_to_image  # same homography: keep its inverse
             fits.append(kept)
             problems.extend(_mat_problems(kept))
