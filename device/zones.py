@@ -219,8 +219,9 @@ def eval_command(args: argparse.Namespace) -> int:
             print(f"  {game:12s} {condition.name:42s} located {r['mats_located']}/{r['mats_total']}, "
                   f"{r['px_per_mm_min']:.2f}-{r['px_per_mm_median']:.2f} px/mm (min-median); median "
                   f"{r['median_mm']:.2f} mm, p95 {r['p95_mm']:.2f}, max {r['max_mm']:.2f}; at >= 1 px/mm median "
-                  f"{r['median_mm_at_1px_per_mm']:.2f}, p95 {r['p95_mm_at_1px_per_mm']:.2f}; mats off by > 1 mm: "
-                  f"{r['mats_over_1mm_flagged']} flagged, {r['mats_over_1mm_silent']} silent", flush=True)
+                  f"{r['median_mm_at_1px_per_mm']:.2f}, p95 {r['p95_mm_at_1px_per_mm']:.2f} "
+                  f"({r['mats_below_1px_per_mm']} mats below); mats off by > 1 mm somewhere: "
+                  f"{r['mats_over_1mm_flagged']} said, {r['mats_over_1mm_silent']} silent", flush=True)
     if args.out is not None:
         import csv
 

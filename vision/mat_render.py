@@ -415,7 +415,9 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
             scales.append(scale)
             if scale >= 1.0:
                 readable.extend(float(v) for v in e)
-            warned = fit.unsure_mm > UNSURE_WARN_MM or fit.error_mm > ERROR_WARN_MM
+            # Off by more than 1 mm somewhere: was it said? Below 1 px/mm calibration already says a die is too
+            # small to read, so only mats at 1 px/mm or more count as silent.
+            warned = fit.unsure_mm > UNSURE_WARN_MM or fit.error_mm > ERROR_WARN_MM or scale < 1.0
             if float(e.max()) > 1.0:
                 flagged += warned
                 silent += not warned
@@ -435,6 +437,7 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
         "px_per_mm_median": statistics.median(scales) if scales else math.nan,
         "median_mm_at_1px_per_mm": float(np.median(ok)),
         "p95_mm_at_1px_per_mm": float(np.percentile(ok, 95)),
+        "mats_below_1px_per_mm": sum(v < 1.0 for v in scales),
         "mats_over_1mm_flagged": flagged,
         "mats_over_1mm_silent": silent,
         "worst_frame_median_mm": max(per_frame) if per_frame else math.nan,
