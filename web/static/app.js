@@ -115,7 +115,11 @@ function renderShell(s) {
   for (const w of s.warnings || []) {
     if (!problems.has(w)) warnings.appendChild(el("p", {class: "warning"}, w));
   }
-  if (s.pairing_waiting) warnings.appendChild(el("p", {class: "warning"}, "A browser asks to pair: press CONFIRM on the device."));
+  if (s.pairing_waiting) {
+    const code = s.pairing_code ? ` (code ${s.pairing_code})` : "";
+    warnings.appendChild(el("p", {class: "warning", id: "pairing-asked"},
+      `A browser asks to pair${code}: press CONFIRM on the device if it is one at this table.`));
+  }
 
   const problem = document.getElementById("setup-problem");
   problem.hidden = !s.setup_problem;
@@ -450,7 +454,12 @@ async function pair() {
       if (latest) onSnapshot(latest);
       return;
     }
-    if (st.status === "expired" || st.status === "not asked") break;
+    if (st.status === "refused") {
+      badge.textContent = "pairing refused: try again";
+      showError("pairing", st.message || "the device refused to pair: ask again, one browser at a time");
+      return;
+    }
+    if (st.status === "expired" || st.status === "not asked" || st.status === "unknown") break;
   }
   badge.textContent = "pairing timed out: try again";
 }

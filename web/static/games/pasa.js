@@ -92,6 +92,8 @@ export function mount(root, ctx) {
   camera.appendChild(el("h2", {}, "Camera"));
   const img = el("img", {id: "frame", alt: "latest camera frame with the dice as read", width: 400, height: 300, hidden: true});
   camera.appendChild(img);
+  const noFrame = el("p", {id: "frame-none", class: "hint"}, "No picture from the camera yet.");
+  camera.appendChild(noFrame);
   row.appendChild(camera);
   root.appendChild(row);
 
@@ -156,8 +158,8 @@ export function mount(root, ctx) {
     if (points === "") { ctx.showError("enter", "write the points scored first"); return; }
     ctx.post("/api/action", {text: `enter ${category} ${points}`}, "enter");
   });
-  img.addEventListener("error", () => { img.hidden = true; });
-  img.addEventListener("load", () => { img.hidden = false; });
+  img.addEventListener("error", () => { img.hidden = true; noFrame.hidden = false; });
+  img.addEventListener("load", () => { img.hidden = false; noFrame.hidden = true; });
   if (frameTimer) clearInterval(frameTimer);
   frameTimer = setInterval(() => {
     if (!document.body.contains(img)) { clearInterval(frameTimer); frameTimer = null; return; }
