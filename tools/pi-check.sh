@@ -111,19 +111,49 @@ check_release() {
     local reads="$DIR/$rel-read.jsonl"
     in_root "$root" sh -c "/opt/companion/.venv/bin/companion recognize $src/tests/data/photos/*.jpg --json" >"$reads"
     in_root "$root" /opt/companion/.venv/bin/python - <<'EOF' >"$DIR/$rel-versions.txt"
-import platform, sys, subprocess
-import cairosvg, cv2, numpy, onnxruntime  # noqa: F401  (cairosvg: the mats' PDF needs libcairo2)
+import platform, subprocess
+from importlib.metadata import version
+import cairosvg, cv2, numpy, onnxruntime  # noqa: F401  (all import; cairosvg: the mats' PDF needs libcairo2)
 dpkg = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\n", "python3", "python3-numpy",
-                       "python3-venv", "libcairo2"], capture_output=True, text=True).stdout
-print("os:", open("/etc/debian_version").read().strip(), platform.machine())
-print("python:", platform.python_version())
+                       "python3-venv", "python3-pip-whl", "libcairo2"], capture_output=True, text=True).stdout
+print("os: Debian", open("/etc/debian_version").read().strip(), platform.machine())
+print("python:", platform.python_version(), "pip:", version("pip"))
 print("numpy:", numpy.__version__, "from", numpy.__file__)
-print("opencv-python-headless:", cv2.__version__)
-print("onnxruntime:", onnxruntime.__version__)
-print("cairosvg:", cairosvg.__version__)
+print("pip installed:", ", ".join(f"{d} {version(d)}" for d in ("opencv-python-headless", "onnxruntime", "flask",
+                                                              "waitress", "gpiozero", "drawsvg", "cairosvg")))
 print("apt:", ", ".join(dpkg.split("\n")[:-1]))
 EOF
+    in_root "$root" /opt/companion/.venv/bin/pip freeze --all >"$DIR/$rel-freeze.txt" 2>/dev/null || true
     cat "$DIR/$rel-versions.txt" | sed "s/^/[$rel] /"
+    echo "[$rel] the demo in the root: companion run --demo, then GET /healthz"
+    if ! in_root "$root" /opt/companion/.venv/bin/python - <<'EOF' 2>&1 | sed "s/^/[$rel] /"; then
+import json, subprocess, sys, time, urllib.request
+port = 18731
+demo = subprocess.Popen(["/opt/companion/.venv/bin/companion", "run", "--demo", "--port", str(port)],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+healthy = None
+try:
+    deadline = time.time() + 90
+    while healthy is None and time.time() < deadline and demo.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as reply:
+                health = json.load(reply)
+            if health.get("ok"):
+                healthy = health
+        except OSError:
+            time.sleep(1)
+finally:
+    demo.terminate()
+    output = demo.communicate(timeout=30)[0]
+if healthy is None:
+    print("demo: /healthz never ok; its output:\n" + output)
+    sys.exit(1)
+print(f"demo: /healthz ok (camera {healthy['camera']['status']}, game {healthy['engine']['game']}, storage "
+      f"{healthy['storage']['status']}); stopped with status {demo.returncode}")
+EOF
+        echo "[$rel] FAIL: the demo did not come up" >&2
+        return 1
+    fi
     cp "$REPO/tools/pi_check_compare.py" "$root/tmp/pi_check_compare.py"
     if in_root "$root" /opt/companion/.venv/bin/python /tmp/pi_check_compare.py \
         "$src/tests/data/photos/manifest.jsonl" --require "$REQUIRED" <"$reads" | sed "s/^/[$rel] /"; then
