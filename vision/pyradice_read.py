@@ -1,0 +1,1018 @@
+"""Reading a Pyradice table: every pyramid board's 21 slots, the quarry's three layers and the reserve dice.
+
+This stage owns what lies on Pyradice's zones once registration (:mod:`vision.registration`) has found them.
+It works on each zone rectified to a flat image in millimetres and hands back a frozen
+:class:`PyradiceReading` with a confidence and an *unsure* flag on everything it reports, so that the
+device asks instead of guessing.
+
+- **Pyramid boards.** The learned die detector (:class:`vision.detect.DiceDetector`) finds die tops in the
+  board zone; a brick lattice (slot (k, i) at ``origin + (i + (k-1)/2) step + (k-1) up``) is fitted to
+  them: its pitch and turn by the phase coherence of the die centres over a grid of pitches and turns, then
+  least squares on the dice that sit on it. The board's size is not known in advance: the lattice is kept
+  per zone (:class:`BrickLattice`) and refined as more dice appear; which lattice cell is slot (1, 0) comes
+  from the printed outline the board lies in (the board is centred in it). Each slot is then cut with the
+  die reader's crop rule (:func:`vision.crop.crop_die`) and read by the face model (face and "not a die"),
+  the classical pip count and the colour measure; the detector is a second opinion on occupancy.
+- **The quarry.** Its dice stand in three layers; a die of layer L is ``L`` die heights above the table,
+  so its top is seen larger and moved away from the point under the camera. The camera's centre is
+  estimated from the mat's homography (principal point at the frame's centre, square pixels) and the
+  quarry's grid is fitted to the die tops found with that parallax (grid, camera foot and height refined by
+  linear least squares over a few heights). Positions are then judged top down from what the game says
+  is there (``prior``; a full quarry by default): a die whose top a die above covers is present and unknown;
+  an uncovered one is read, or found gone.
+- **The reserve die** (skill B3): the best die-like crop near the reserve spot.
+
+Colours are the four Pyradice colours: a nominal palette (:func:`vision.colour.nominal_palette`) until the
+players teach the table's own (:meth:`PyradiceReader.teach`). Everything here was developed and measured on
+rendered frames only (:mod:`vision.pyradice_render`); ``python -m vision.pyradice_read --measure`` measures it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.dice import Die
+from engine.pyradice.pyramid import SLOTS, SUPPORTS, Slot, slot_text
+from engine.pyradice.quarry import LAYOUTS, Position, boxes_for, geometry, position_text
+from vision.colour import Lab, Palette, measure_bodies, nominal_palette
+from vision.crop import crop_die
+from vision.faces import (
+    CONFIDENCE_FLOOR,
+    PIP_CROP_SIZE,
+    TIGHT_SIDE,
+    FaceModel,
+    count_pips_batch,
+    decide,
+    second_look,
+)
+from vision.mats import NOMINAL_MM
+from vision.registration import Registration, ZoneView, rectify, zone_transform
+from vision.types import DieCandidate
+
+#: Rectified zones are read at this scale: a 16 mm die is 32 px, the face model's crop before its margin.
+PX_PER_MM = 2.0
+DIE_MM = NOMINAL_MM["die"]
+#: Board slot pitches the lattice search tries (mm): the board's real size is not published.
+PITCH_RANGE = (15.0, 21.0)
+#: Turns of the board in its outline the lattice search tries (degrees either way).
+MAX_TURN = 8.0
+#: A die found farther than this share of the pitch from a lattice point is not on the lattice.
+ON_LATTICE = 0.3
+#: Colour: a reading is sure when the nearest colour is this much closer than the next (CIELAB, L halved).
+COLOUR_MARGIN = 6.0
+#: Colour: and the nearest is no farther than this.
+COLOUR_FAR = 30.0
+#: "Not a die" probability above which a crop is taken as no die, below which a die (in between: unsure).
+EMPTY_ABOVE = 0.6
+DIE_BELOW = 0.25
+#: Colour distance from the board's own colour beyond which a slot shows something else, and within which it
+#: shows the board.
+BOARD_FAR = 12.0
+BOARD_NEAR = 8.0
+#: The detector's threshold here, and the score above which its find near a slot counts as a die there.
+DETECT_THRESHOLD = 0.15
+FOUND = 0.5
+#: A find below this score is no die (an empty recess of the board scores up to about 0.45).
+FAINT = 0.3
+
+
+# --- what comes out -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DieRead:
+    """One die as read: face and colour, each with a confidence, the measured colour, whether unsure and why."""
+
+    value: int
+    colour: str
+    face_confidence: float
+    colour_confidence: float
+    lab: Lab
+    unsure: bool
+    reason: str = ""
+    pips: int | None = None  # the classical pip count (None: it abstained)
+
+    @property
+    def die(self) -> Die:
+        return Die(self.value, self.colour)
+
+
+@dataclass(frozen=True)
+class SlotReading:
+    """A pyramid slot: empty or a die, how sure (``occupancy`` 0..1 that a die is there), where in the frame."""
+
+    slot: Slot
+    occupied: bool
+    occupancy: float
+    die: DieRead | None
+    unsure: bool
+    reason: str
+    centre: tuple[float, float]  # frame pixels
+
+    @property
+    def text(self) -> str:
+        return f"level {self.slot[0]}, slot {self.slot[1] + 1}"
+
+
+@dataclass(frozen=True)
+class BrickLattice:
+    """A board's slot lattice in zone millimetres: slot (k, i) at ``origin + (i + (k-1)/2) step + (k-1) up``.
+    ``dice`` is how many dice it was last fitted on."""
+
+    origin: tuple[float, float]
+    step: tuple[float, float]
+    up: tuple[float, float]
+    dice: int = 0
+
+    def centre(self, slot: Slot) -> tuple[float, float]:
+        k, i = slot
+        along = i + (k - 1) / 2
+        return (self.origin[0] + along * self.step[0] + (k - 1) * self.up[0],
+                self.origin[1] + along * self.step[1] + (k - 1) * self.up[1])
+
+    @property
+    def pitch(self) -> float:
+        return math.hypot(*self.step)
+
+    @property
+    def angle(self) -> float:
+        return math.degrees(math.atan2(self.step[1], self.step[0]))
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """One seat's pyramid board: its 21 slots (in ``SLOTS`` order), or why it was not read."""
+
+    seat: int
+    slots: tuple[SlotReading, ...] = ()
+    lattice: BrickLattice | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def seen(self) -> bool:
+        return bool(self.slots)
+
+    def slot(self, slot: Slot) -> SlotReading:
+        return self.slots[SLOTS.index(slot)]
+
+    def pyramid(self) -> dict[Slot, Die]:
+        return {s.slot: s.die.die for s in self.slots if s.occupied and s.die is not None}
+
+    def doubts(self) -> list[SlotReading]:
+        return [s for s in self.slots if s.unsure]
+
+
+#: What a quarry position shows.
+PRESENT, EMPTY, COVERED = "die", "empty", "covered"
+
+
+@dataclass(frozen=True)
+class PositionReading:
+    """A quarry position: ``state`` is "die" (top seen and read), "covered" (a die above rests on it: present,
+    value unknown) or "empty"; ``unsure`` when the view could not tell."""
+
+    position: Position
+    state: str
+    occupancy: float
+    die: DieRead | None
+    unsure: bool
+    reason: str
+    centre: tuple[float, float]  # frame pixels (where its top would be seen)
+
+    @property
+    def present(self) -> bool:
+        return self.state != EMPTY
+
+    @property
+    def text(self) -> str:
+        return position_text(self.position)
+
+
+@dataclass(frozen=True)
+class QuarryReading:
+    positions: tuple[PositionReading, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def seen(self) -> bool:
+        return bool(self.positions)
+
+    def at(self, pos: Position) -> PositionReading | None:
+        return next((p for p in self.positions if p.position == pos), None)
+
+    def doubts(self) -> list[PositionReading]:
+        return [p for p in self.positions if p.unsure]
+
+
+@dataclass(frozen=True)
+class ReserveReading:
+    seat: int
+    occupied: bool
+    die: DieRead | None
+    unsure: bool
+    seen: bool = True
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PyradiceReading:
+    """Everything read of one frame of a Pyradice table (boards and reserves by 1-based seat)."""
+
+    players: int
+    boards: tuple[BoardReading, ...]
+    quarry: QuarryReading
+    reserves: tuple[ReserveReading, ...]
+    problems: tuple[str, ...] = ()
+
+    def board(self, seat: int) -> BoardReading | None:
+        return next((b for b in self.boards if b.seat == seat), None)
+
+    def reserve(self, seat: int) -> ReserveReading | None:
+        return next((r for r in self.reserves if r.seat == seat), None)
+
+    def to_json(self) -> dict[str, Any]:
+        def die(d: DieRead | None) -> Any:
+            return None if d is None else {"value": d.value, "colour": d.colour, "face_confidence":
+                                           round(d.face_confidence, 3), "colour_confidence":
+                                           round(d.colour_confidence, 3), "unsure": d.unsure}
+        return {
+            "boards": [{"seat": b.seat, "problems": list(b.problems), "slots": [
+                {"slot": slot_text(s.slot), "occupied": s.occupied, "occupancy": round(s.occupancy, 3),
+                 "die": die(s.die), "unsure": s.unsure, "reason": s.reason,
+                 "centre": [round(v, 1) for v in s.centre]} for s in b.slots]} for b in self.boards],
+            "quarry": {"problems": list(self.quarry.problems), "positions": [
+                {"position": p.text, "state": p.state, "occupancy": round(p.occupancy, 3), "die": die(p.die),
+                 "unsure": p.unsure, "reason": p.reason, "centre": [round(v, 1) for v in p.centre]}
+                for p in self.quarry.positions]},
+            "reserves": [{"seat": r.seat, "occupied": r.occupied, "die": die(r.die), "unsure": r.unsure,
+                          "seen": r.seen} for r in self.reserves],
+            "problems": list(self.problems),
+        }
+
+
+# --- geometry helpers -----------------------------------------------------------------------------------
+
+def _to_frame(view: ZoneView, points_px: np.ndarray, ppm: float) -> np.ndarray:
+    t = np.linalg.inv(zone_transform(view.fit, view.zone, ppm))
+    pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
+    return np.asarray(cv2.perspectiveTransform(pts, t), np.float64).reshape(-1, 2)
+
+
+@dataclass(frozen=True)
+class CameraGuess:
+    """The camera's centre over a mat, in the mat's millimetres: its foot on the table and its height."""
+
+    foot: tuple[float, float]
+    height: float
+    from_focal: bool  # the focal length could be found from the homography (a tilted view)
+
+
+def camera_from_view(view: ZoneView) -> CameraGuess:
+    """The camera's centre from a mat's homography, taking the principal point at the frame's centre and square
+    pixels (a straight-down view cannot tell the focal length: one of a 60-degree lens is assumed then)."""
+    w, h = view.fit.frame_size
+    hm = np.linalg.inv(np.array([[1, 0, w / 2], [0, 1, h / 2], [0, 0, 1]])) @ view.fit.mat_to_image
+    h1, h2 = hm[:, 0], hm[:, 1]
+    focal = None
+    den = h1[2] * h2[2]
+    if abs(den) > 1e-12:
+        f2 = -(h1[0] * h2[0] + h1[1] * h2[1]) / den
+        if f2 > 0:
+            focal = math.sqrt(f2)
+    den2 = h1[2] ** 2 - h2[2] ** 2
+    if focal is None and abs(den2) > 1e-12:
+        f2 = (h2[0] ** 2 + h2[1] ** 2 - h1[0] ** 2 - h1[1] ** 2) / den2
+        if f2 > 0:
+            focal = math.sqrt(f2)
+    sure = focal is not None and 0.4 * w < focal < 4 * w
+    if not sure:
+        focal = w / 2 / math.tan(math.radians(30))
+    assert focal is not None
+    m = np.diag([1 / focal, 1 / focal, 1.0]) @ hm
+    s = (np.linalg.norm(m[:, 0]) + np.linalg.norm(m[:, 1])) / 2
+    r1, r2, t = m[:, 0] / s, m[:, 1] / s, m[:, 2] / s
+    r3 = np.cross(r1, r2)
+    rot = np.column_stack([r1, r2, r3])
+    centre = -rot.T @ t
+    return CameraGuess((float(centre[0]), float(centre[1])), float(abs(centre[2])), sure)
+
+
+# --- the board lattice ----------------------------------------------------------------------------------
+
+def _lattice_coords(points: np.ndarray, lattice: BrickLattice) -> np.ndarray:
+    """(along, level) coordinates of zone points: along counts steps from slot (1,0) minus the brick offset."""
+    a, b = np.array(lattice.step), np.array(lattice.up)
+    basis = np.column_stack([a, b])
+    rel = points - np.array(lattice.origin)
+    coords = np.linalg.solve(basis, rel.T).T  # along + level/2, level
+    coords[:, 0] -= coords[:, 1] / 2
+    return coords
+
+
+def fit_lattice(centres: np.ndarray, weights: np.ndarray, prior: BrickLattice,
+                keep: BrickLattice | None = None) -> BrickLattice | None:
+    """A brick lattice through die centres (zone mm). Pitch and turn by phase coherence over a grid (or near
+    the kept lattice), the lattice cell that is slot (1, 0) nearest the prior's (or the kept one's), then a
+    least-squares refinement on the dice that lie on it. None when no lattice explains at least two dice."""
+    if len(centres) == 0:
+        return keep
+    ref = keep or prior
+    if keep is not None and keep.dice >= 6:
+        pitches = np.linspace(keep.pitch * 0.97, keep.pitch * 1.03, 7)
+        turns = np.radians(np.linspace(keep.angle - 1.5, keep.angle + 1.5, 7))
+    else:
+        pitches = np.arange(PITCH_RANGE[0], PITCH_RANGE[1] + 1e-6, 0.2)
+        turns = np.radians(np.arange(-MAX_TURN, MAX_TURN + 1e-6, 1.0) + prior.angle)
+    best: tuple[float, float, float, float, float] | None = None
+    for theta in turns:
+        c, s = math.cos(theta), math.sin(theta)
+        # Along the levels and up them, in units of the pitch (up is -y turned).
+        u = centres[:, 0] * c + centres[:, 1] * s
+        v = centres[:, 0] * s - centres[:, 1] * c
+        for p in pitches:
+            lv = v / p
+            ph_level = np.sum(weights * np.exp(2j * np.pi * lv))
+            level_rounded = np.round(lv - np.angle(ph_level) / (2 * np.pi))
+            la = u / p - level_rounded / 2
+            ph_along = np.sum(weights * np.exp(2j * np.pi * la))
+            score = abs(ph_level) + abs(ph_along)
+            if best is None or score > best[0]:
+                best = (score, float(theta), float(p), float(np.angle(ph_level) / (2 * np.pi)),
+                        float(np.angle(ph_along) / (2 * np.pi)))
+    assert best is not None
+    _, theta, p, phase_level, phase_along = best
+    c, s = math.cos(theta), math.sin(theta)
+    step = np.array([p * c, p * s])
+    up = np.array([p * s, -p * c])
+    # The lattice point with phase (along, level): slot (1, 0) of some placement of the lattice.
+    point = phase_along * step + phase_level * up
+    lattice = BrickLattice((float(point[0]), float(point[1])), (float(step[0]), float(step[1])),
+                           (float(up[0]), float(up[1])), 0)
+    lattice = _snap_origin(lattice, ref)
+    return _refine(lattice, centres, weights)
+
+
+def _snap_origin(lattice: BrickLattice, ref: BrickLattice) -> BrickLattice:
+    """Move the lattice by whole cells (any cell of a brick lattice can be slot (1, 0)) so that slot (1, 0) is
+    the cell nearest the reference's slot (1, 0)."""
+    best = None
+    for dk in range(-12, 13):
+        for di in range(-14, 15):
+            k, i = 1 + dk, di
+            along = i + (k - 1) / 2
+            o = (lattice.origin[0] + along * lattice.step[0] + (k - 1) * lattice.up[0],
+                 lattice.origin[1] + along * lattice.step[1] + (k - 1) * lattice.up[1])
+            d = math.dist(o, ref.origin)
+            if best is None or d < best[0]:
+                best = (d, o)
+    assert best is not None
+    return replace(lattice, origin=best[1])
+
+
+def _refine(lattice: BrickLattice, centres: np.ndarray, weights: np.ndarray) -> BrickLattice | None:
+    """Least squares of origin, step and up on the dice within ON_LATTICE of a slot (similarity when few)."""
+    for _ in range(2):
+        coords = _lattice_coords(centres, lattice)
+        level = np.round(coords[:, 1])
+        along = np.round(coords[:, 0])
+        pred = np.array([lattice.centre((int(k) + 1, int(i))) for i, k in zip(along, level, strict=True)])
+        near = np.linalg.norm(pred - centres, axis=1) < ON_LATTICE * lattice.pitch
+        on = near & (level >= 0) & (level <= 5) & (along >= 0) & (along <= 5 - level)
+        n = int(on.sum())
+        if n < 2:
+            return lattice if n else None
+        a_coef = along[on] + level[on] / 2
+        l_coef = level[on]
+        pts = centres[on]
+        w = np.sqrt(weights[on])
+        if n >= 6 and len(set(l_coef.tolist())) >= 2 and len(set(a_coef.tolist())) >= 3:
+            design = np.column_stack([np.ones(n), a_coef, l_coef]) * w[:, None]
+            sol, *_ = np.linalg.lstsq(design, pts * w[:, None], rcond=None)
+            origin, step, up = sol[0], sol[1], sol[2]
+        else:
+            # Similarity: up is step turned by -90 degrees; unknowns origin (2), step (2).
+            rows, rhs = [], []
+            for (x, y), ac, lc, wi in zip(pts, a_coef, l_coef, w, strict=True):
+                # x = ox + ac*sx + lc*sy ; y = oy + ac*sy - lc*sx
+                rows.append(np.array([1, 0, ac, lc]) * wi)
+                rhs.append(x * wi)
+                rows.append(np.array([0, 1, -lc, ac]) * wi)
+                rhs.append(y * wi)
+            sol, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
+            origin, step = sol[:2], sol[2:]
+            up = np.array([step[1], -step[0]])
+        lattice = BrickLattice((float(origin[0]), float(origin[1])), (float(step[0]), float(step[1])),
+                               (float(up[0]), float(up[1])), n)
+    return lattice
+
+
+# --- the reader -----------------------------------------------------------------------------------------
+
+@dataclass
+class _Crops:
+    """Dice to read in one zone image: centres and sides in its pixels."""
+
+    image: np.ndarray
+    targets: list[DieCandidate] = field(default_factory=list)
+
+
+class PyradiceReader:
+    """Reads Pyradice tables. Load once (models in the constructor), then :meth:`read` per still frame.
+
+    It keeps each board's lattice from frame to frame (refined as dice are added) and the taught palette."""
+
+    def __init__(self, players: int, faces: FaceModel | None = None, detector: Any = None,
+                 palette: Palette | None = None, px_per_mm: float = PX_PER_MM, threads: int = 1) -> None:
+        self.players = players
+        self.boxes = boxes_for(players)
+        self.faces = faces if faces is not None else FaceModel(threads=threads)
+        if detector is None:
+            from vision.detect import DiceDetector
+
+            # A low threshold: here the detector is a second opinion on slots the lattice already names.
+            detector = DiceDetector(threads=threads, threshold=DETECT_THRESHOLD)
+        self.detector = detector
+        self.palette = palette or nominal_palette("pyradice")
+        self.ppm = px_per_mm
+        self.lattices: dict[int, BrickLattice] = {}
+        self.quarry_grid: tuple[np.ndarray, float, float, np.ndarray, float] | None = None
+
+    # --- colours ---------------------------------------------------------------------------------
+    def teach(self, samples: Iterable[tuple[str, Lab]]) -> Palette:
+        """Teach the table's colours from dice the players name (colour name, measured CIELAB), e.g. one die
+        of each colour put on a board and read; colours not taught keep their nominal reference."""
+        by_name: dict[str, list[Lab]] = {}
+        for name, lab in samples:
+            by_name.setdefault(name, []).append(lab)
+        colours = []
+        for name, ref in self.palette.colours:
+            labs = by_name.get(name)
+            colours.append((name, tuple(float(v) for v in np.mean(labs, axis=0)) if labs else ref))
+        self.palette = Palette(self.palette.name, tuple((n, (c[0], c[1], c[2])) for n, c in colours),
+                               calibrated=True)
+        return self.palette
+
+    def _colour(self, lab: Lab) -> tuple[str, float, bool]:
+        refs = np.array([ref for _, ref in self.palette.colours], np.float64)
+        delta = (refs - np.asarray(lab)) * [0.5, 1.0, 1.0]
+        d = np.sqrt((delta**2).sum(axis=1))
+        order = np.argsort(d)
+        best, second = float(d[order[0]]), float(d[order[1]])
+        confidence = float(np.clip((second - best) / (second + best + 1e-6), 0, 1))
+        sure = second - best >= COLOUR_MARGIN and best <= COLOUR_FAR
+        return self.palette.colours[int(order[0])][0], confidence, sure
+
+    # --- reading dice in a zone image ----------------------------------------------------------------
+    def _read(self, crops: _Crops) -> tuple[list[DieRead], np.ndarray]:
+        """Face, colour and "not a die" probability of every target."""
+        if not crops.targets:
+            return [], np.zeros(0)
+        image = crops.image
+        small = np.stack([crop_die(image, c, self.faces.size) for c in crops.targets])
+        probabilities, not_die = self.faces.read(small)
+        large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in crops.targets])
+        pips = count_pips_batch(large)
+
+        def tight(indices: np.ndarray) -> np.ndarray:
+            return np.stack([crop_die(image, crops.targets[i].scaled(TIGHT_SIDE), self.faces.size) for i in indices])
+
+        counts = [p.count for p in pips]
+        probabilities = second_look(self.faces, small, probabilities, counts, CONFIDENCE_FLOOR, tight)
+        labs = measure_bodies(np.stack([p.lab for p in pips]), np.stack([p.pip_mask for p in pips]))
+        out = []
+        for probs, pip, lab in zip(probabilities, pips, labs, strict=True):
+            decision = decide(probs, pip, self.faces.values, CONFIDENCE_FLOOR)
+            colour, colour_conf, colour_sure = self._colour(lab)
+            reason = decision.reason or ("" if colour_sure else "colour unclear")
+            out.append(DieRead(decision.value, colour, decision.confidence, colour_conf, lab,
+                               decision.unsure or not colour_sure, reason, pip.count))
+        return out, np.asarray(not_die, np.float64)
+
+    def _find(self, image: np.ndarray) -> list[DieCandidate]:
+        return [c for c in self.detector.find(image) if c.side >= 0.5 * DIE_MM * self.ppm]
+
+    # --- boards ----------------------------------------------------------------------------------
+    def read_board(self, image: np.ndarray, view: ZoneView, seat: int) -> BoardReading:
+        ppm = self.ppm
+        zone = rectify(image, view, ppm)
+        found = self._find(zone)
+        wall = view.zone.outlines[0].rect if view.zone.outlines else view.zone.rect
+        # The prior: a board of nominal pitch centred in the printed outline (zone mm, zone origin).
+        zx, zy = view.zone.rect.x, view.zone.rect.y
+        p0 = 17.5
+        # Die tops are a die's height above the board: seen moved away from the camera's foot and a little
+        # larger (up to half a pitch at a tilted camera's far side), so the prior is moved the same way.
+        camera = camera_from_view(view)
+        grow = camera.height / max(camera.height - DIE_MM, 100.0)
+        foot = np.array(camera.foot) - [zx, zy]
+        ground = np.array([wall.centre[0] - zx - 2.5 * p0, wall.centre[1] - zy + 2.5 * p0])
+        seen = foot + (ground - foot) * grow
+        prior = BrickLattice((float(seen[0]), float(seen[1])), (p0 * grow, 0.0), (0.0, -p0 * grow))
+        keep = self.lattices.get(seat)
+        # Strong finds fit the lattice (die tops); faint ones are often the board's empty recesses, seen at the
+        # board's height, not at the dice tops' (a different parallax): used only when nothing else is found.
+        strong = [c for c in found if c.score >= FOUND]
+        fit_on = strong if len(strong) >= 2 else found
+        centres = np.array([[c.centre[0] / ppm, c.centre[1] / ppm] for c in fit_on]) if fit_on else np.zeros((0, 2))
+        weights = np.array([c.score for c in fit_on]) if fit_on else np.zeros(0)
+        lattice = fit_lattice(centres, weights, prior, keep) if len(fit_on) else keep
+        if lattice is None:
+            lattice = prior
+        if keep is None or lattice.dice >= keep.dice:
+            self.lattices[seat] = lattice
+        side = self._die_side(found, lattice) * ppm
+        targets = [DieCandidate((x * ppm, y * ppm), side, lattice.angle % 90, 1.0)
+                   for x, y in (lattice.centre(s) for s in SLOTS)]
+        reads, not_die = self._read(_Crops(zone, targets))
+        near = self._nearest(found, targets, 0.35 * lattice.pitch * ppm)
+        frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
+        # The board's own colour: the median of the slots that look empty to the classical measures (no pips
+        # found, no detector find); a die differs from it, an empty slot is it.
+        bare = [r.lab for r, d in zip(reads, near, strict=True) if r.pips is None and d < FOUND]
+        board_lab = np.median(np.array(bare), axis=0) if len(bare) >= 3 else None
+        slots = []
+        for k, slot in enumerate(SLOTS):
+            occupied, occupancy, sure_occ = _occupancy(1.0 - float(not_die[k]), near[k], reads[k], board_lab)
+            read = reads[k]
+            reason = "" if sure_occ else "cannot tell whether a die is there"
+            unsure = not sure_occ or (occupied and read.unsure)
+            if occupied and read.unsure and not reason:
+                reason = read.reason
+            slots.append(SlotReading(slot, occupied, occupancy, read if occupied else None, unsure, reason,
+                                     (float(frame_pts[k, 0]), float(frame_pts[k, 1]))))
+        slots = _physics(slots)
+        problems = tuple(f"{s.text} on player {seat}'s board: {s.reason}" for s in slots if s.unsure)
+        if not view.complete:
+            problems = (*problems, f"player {seat}'s board is not wholly seen")
+        return BoardReading(seat, tuple(slots), lattice, problems)
+
+    def _die_side(self, found: Sequence[DieCandidate], lattice: BrickLattice) -> float:
+        """The die tops' side in mm: the detector's median, kept within reason of the lattice's pitch."""
+        side = float(np.median([c.side for c in found])) / self.ppm if found else DIE_MM
+        return float(np.clip(side, 0.8 * DIE_MM, min(1.15 * DIE_MM, lattice.pitch)))
+
+    @staticmethod
+    def _nearest(found: Sequence[DieCandidate], targets: Sequence[DieCandidate], reach: float) -> list[float]:
+        """Per target: the best detector score within ``reach`` pixels (0 when none)."""
+        out = []
+        for t in targets:
+            best = 0.0
+            for c in found:
+                if math.dist(c.centre, t.centre) <= reach:
+                    best = max(best, c.score)
+            out.append(best)
+        return out
+
+    # --- the quarry --------------------------------------------------------------------------------
+    def read_quarry(self, image: np.ndarray, view: ZoneView, prior: Iterable[Position] | None = None) -> QuarryReading:
+        ppm = self.ppm
+        geo = geometry(self.boxes)
+        believed = set(geo.positions if prior is None else prior)
+        zone = rectify(image, view, ppm)
+        found = self._find(zone)
+        zx, zy = view.zone.rect.x, view.zone.rect.y
+        camera = camera_from_view(view)
+        foot0 = np.array([camera.foot[0] - zx, camera.foot[1] - zy])
+        foot_rect = view.zone.outlines[0].rect if view.zone.outlines else view.zone.rect
+        centre0 = np.array([foot_rect.centre[0] - zx, foot_rect.centre[1] - zy])
+        grid = _QuarryGrid(self.boxes, centre0, DIE_MM * 1.02, 0.0, foot0, DIE_MM / max(camera.height, 200.0))
+        if self.quarry_grid is not None:
+            grid = _QuarryGrid(self.boxes, *self.quarry_grid)
+        centres = np.array([[c.centre[0] / ppm, c.centre[1] / ppm] for c in found]) if found else np.zeros((0, 2))
+        # Which positions can show their top: the believed ones no believed die covers.
+        top = [p for p in geo.positions if p in believed and not any(q in believed for q in geo.covers[p])]
+        grid = grid.fit(centres, top, foot0, DIE_MM / max(camera.height, 200.0), camera.from_focal)
+        self.quarry_grid = grid.params()
+        # Top down: a die whose top is covered by a die seen above is present; an uncovered one is looked at.
+        order = sorted(geo.positions, key=lambda p: -p[0])
+        present: dict[Position, bool] = {}
+        readings: dict[Position, PositionReading] = {}
+        targets: list[DieCandidate] = []
+        look: list[Position] = []
+        side = DIE_MM * ppm
+        # First pass decides presence layer by layer; dice are read in one batch per layer.
+        for layer in (2, 1, 0):
+            layer_pos = [p for p in order if p[0] == layer]
+            look = []
+            targets = []
+            for pos in layer_pos:
+                if pos not in believed:
+                    present[pos] = False
+                    continue
+                if any(present.get(q, False) for q in geo.covers[pos]):
+                    present[pos] = True
+                    c = grid.point(pos)
+                    fp = _to_frame(view, np.array([c]) * ppm, ppm)[0]
+                    readings[pos] = PositionReading(pos, COVERED, 1.0, None, False, "covered",
+                                                    (float(fp[0]), float(fp[1])))
+                    continue
+                look.append(pos)
+                c = grid.point(pos)
+                targets.append(DieCandidate((c[0] * ppm, c[1] * ppm), side * grid.scale(layer), grid.angle % 90, 1.0))
+            if not look:
+                continue
+            reads, not_die = self._read(_Crops(zone, targets))
+            near = self._nearest(found, targets, 0.3 * DIE_MM * ppm)
+            frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
+            for k, pos in enumerate(look):
+                p_die = 1.0 - float(not_die[k])
+                det = near[k]
+                votes_die = (p_die >= 1 - DIE_BELOW) + (det > FOUND)
+                votes_empty = (p_die <= 1 - EMPTY_ABOVE) + (det == 0.0)
+                occupancy = 0.5 * p_die + 0.5 * min(1.0, det / FOUND)
+                occ = p_die >= 0.5
+                sure = votes_die == 2 or votes_empty == 2
+                read = reads[k]
+                present[pos] = occ or not sure  # an unsure position is kept (a die is not taken on a guess)
+                reason = "" if sure else "cannot tell whether a die is there"
+                unsure = not sure or (occ and read.unsure)
+                if occ and read.unsure and not reason:
+                    reason = read.reason
+                readings[pos] = PositionReading(pos, PRESENT if present[pos] else EMPTY, occupancy,
+                                                read if present[pos] else None, unsure, reason,
+                                                (float(frame_pts[k, 0]), float(frame_pts[k, 1])))
+        out = tuple(readings.get(p) or PositionReading(p, EMPTY, 0.0, None, False, "not in the quarry",
+                                                        (0.0, 0.0)) for p in geo.positions)
+        problems = tuple(f"quarry {p.text}: {p.reason}" for p in out if p.unsure)
+        if not view.complete:
+            problems = (*problems, "the quarry is not wholly seen")
+        return QuarryReading(out, problems)
+
+    # --- the reserve --------------------------------------------------------------------------------
+    def read_reserve(self, image: np.ndarray, view: ZoneView, seat: int) -> ReserveReading:
+        ppm = self.ppm
+        zone = rectify(image, view, ppm)
+        h, w = zone.shape[:2]
+        camera = camera_from_view(view)
+        spot = np.array(view.zone.rect.centre)
+        lift = DIE_MM / max(camera.height - DIE_MM, 100.0)
+        seen_at = spot + (spot - np.array(camera.foot)) * lift
+        cx = (seen_at[0] - view.zone.rect.x) * ppm
+        cy = (seen_at[1] - view.zone.rect.y) * ppm
+        step = 3.0 * ppm
+        targets = [DieCandidate((float(np.clip(cx + dx * step, 0, w)), float(np.clip(cy + dy * step, 0, h))),
+                                DIE_MM * ppm, a, 1.0) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for a in (0.0,)]
+        found = self._find(zone)
+        if found:
+            best = max(found, key=lambda c: c.score)
+            targets.append(best)
+        reads, not_die = self._read(_Crops(zone, targets))
+        k = int(np.argmin(not_die))
+        p_die = 1.0 - float(not_die[k])
+        det = max((c.score for c in found), default=0.0)
+        occupied = p_die >= 0.5
+        sure = (p_die >= 1 - DIE_BELOW and det > FOUND) or (p_die <= 1 - EMPTY_ABOVE and det == 0.0)
+        read = reads[k] if occupied else None
+        unsure = not sure or (read is not None and read.unsure)
+        reason = "" if sure else "cannot tell whether a die is there"
+        if read is not None and read.unsure and not reason:
+            reason = read.reason
+        return ReserveReading(seat, occupied, read, unsure, True, reason)
+
+    # --- a whole frame ------------------------------------------------------------------------------
+    def read(self, image: np.ndarray, reg: Registration, quarry: Iterable[Position] | None = None) -> PyradiceReading:
+        """Everything on the table; ``quarry`` is where the game believes quarry dice are (a full quarry when
+        not given)."""
+        boards, reserves = [], []
+        problems = list(reg.problems)
+        for seat in range(1, self.players + 1):
+            view = reg.zone(f"board-{seat}")
+            if view is None:
+                boards.append(BoardReading(seat, problems=(f"player {seat}'s board is not located",)))
+            else:
+                boards.append(self.read_board(image, view, seat))
+            rview = reg.zone(f"reserve-{seat}")
+            if rview is None:
+                reserves.append(ReserveReading(seat, False, None, True, False, "not located"))
+            else:
+                reserves.append(self.read_reserve(image, rview, seat))
+        qview = reg.zone("quarry")
+        if qview is None:
+            quarry_reading = QuarryReading(problems=("the quarry is not located",))
+        else:
+            quarry_reading = self.read_quarry(image, qview, quarry)
+        return PyradiceReading(self.players, tuple(boards), quarry_reading, tuple(reserves), tuple(problems))
+
+
+def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | None) -> tuple[bool, float, bool]:
+    """Is a die there, the share of the votes that say so, and whether that is sure (two or more votes and none
+    against). Each measure votes or abstains: the classical pip count (pips found: a die; none: rather empty),
+    the detector's find (a strong find: a die; none or a faint one: empty), the distance from the board's own
+    colour where it is known (far: a die; near: empty), and the face model's "not a die" (a clear no: empty;
+    its yes is no vote, as it takes an empty recess of the board for a die too)."""
+    die_votes = empty_votes = 0
+    if read.pips is not None:
+        die_votes += 1
+    else:
+        empty_votes += 1
+    if found >= FOUND:
+        die_votes += 1
+    elif found < FAINT:
+        empty_votes += 1
+    if bare is not None:
+        far = math.sqrt(float(np.sum(((np.asarray(read.lab) - bare) * [0.5, 1.0, 1.0]) ** 2)))
+        if far > BOARD_FAR:
+            die_votes += 1
+        elif far < BOARD_NEAR:
+            empty_votes += 1
+    if p_die <= 1 - EMPTY_ABOVE:
+        empty_votes += 1
+    occupied = die_votes > empty_votes
+    share = die_votes / max(die_votes + empty_votes, 1)
+    sure = (die_votes >= 2 and not empty_votes) if occupied else (empty_votes >= 2 and not die_votes)
+    return occupied, share, sure
+
+
+def _physics(slots: list[SlotReading]) -> list[SlotReading]:
+    """A die read over an empty slot cannot be: both are marked unsure (one of them is misread)."""
+    occupied = {s.slot for s in slots if s.occupied}
+    out = []
+    for s in slots:
+        if s.occupied and any(t not in occupied for t in SUPPORTS[s.slot]):
+            s = replace(s, unsure=True, reason=s.reason or "a die read over an empty slot")
+        elif not s.occupied and any(s.slot in SUPPORTS[t] for t in occupied):
+            s = replace(s, unsure=True, reason=s.reason or "read empty under a die")
+        out.append(s)
+    return out
+
+
+class _QuarryGrid:
+    """The quarry's grid in zone mm with parallax: position (L, r, c) lies straight over
+    ``centre + R(angle) ((c + L/2 - (cols-1)/2) pitch, (r + L/2 - (rows-1)/2) pitch)`` and its top, L + 1 die
+    heights up, is seen at ``foot + (ground - foot) / (1 - (L + 1) lam)`` on the table plane, ``lam`` being a
+    die's height over the camera's. Fitted to die tops by linear least squares for a few values of ``lam``."""
+
+    def __init__(self, boxes: int, centre: np.ndarray, pitch: float, angle: float, foot: np.ndarray,
+                 lam: float) -> None:
+        self.boxes = boxes
+        self.centre = np.asarray(centre, np.float64)
+        self.pitch = float(pitch)
+        self.angle_rad = float(angle)
+        self.foot = np.asarray(foot, np.float64)
+        self.lam = float(lam)
+        self.rows, self.cols = LAYOUTS[boxes][0]
+
+    @property
+    def angle(self) -> float:
+        return math.degrees(self.angle_rad)
+
+    def params(self) -> tuple[np.ndarray, float, float, np.ndarray, float]:
+        return (self.centre, self.pitch, self.angle_rad, self.foot, self.lam)
+
+    def scale(self, layer: int) -> float:
+        return 1.0 / (1.0 - (layer + 1) * self.lam)
+
+    def _coef(self, pos: Position) -> tuple[float, float]:
+        layer, r, c = pos
+        return (c + layer / 2 - (self.cols - 1) / 2, r + layer / 2 - (self.rows - 1) / 2)
+
+    def point(self, pos: Position) -> tuple[float, float]:
+        ax, ay = self._coef(pos)
+        ca, sa = math.cos(self.angle_rad), math.sin(self.angle_rad)
+        ground = self.centre + self.pitch * np.array([ca * ax - sa * ay, sa * ax + ca * ay])
+        m = self.scale(pos[0])
+        seen = self.foot + (ground - self.foot) * m
+        return (float(seen[0]), float(seen[1]))
+
+    def fit(self, centres: np.ndarray, candidates: Sequence[Position], foot0: np.ndarray, lam0: float,
+            tilted: bool) -> _QuarryGrid:
+        """Match die tops to the positions that may show theirs, and refit (three rounds)."""
+        grid = self
+        if len(centres) < 2 or not candidates:
+            return grid
+        for reach in (0.5, 0.4, 0.3):
+            pts = np.array([grid.point(p) for p in candidates])
+            pairs = []
+            for k, c in enumerate(centres):
+                d = np.linalg.norm(pts - c, axis=1)
+                j = int(np.argmin(d))
+                if d[j] < reach * grid.pitch:
+                    pairs.append((k, candidates[j]))
+            if len(pairs) < 3:
+                return grid
+            best: tuple[float, _QuarryGrid] | None = None
+            lams = [lam0] if tilted else [lam0 * f for f in (0.6, 0.8, 1.0, 1.25, 1.5)]
+            for lam in lams:
+                fitted = grid._solve(centres, pairs, lam, foot0)
+                if fitted is None:
+                    continue
+                res = sum(float(np.linalg.norm(np.array(fitted.point(p)) - centres[k])) for k, p in pairs)
+                if best is None or res < best[0]:
+                    best = (res, fitted)
+            if best is None:
+                return grid
+            grid = best[1]
+        return grid
+
+    def _solve(self, centres: np.ndarray, pairs: Sequence[tuple[int, Position]], lam: float,
+               foot0: np.ndarray) -> _QuarryGrid | None:
+        # seen = m (centre + ax * a + ay * b) + (1 - m) foot, with a the pitch vector, b = a turned 90 degrees:
+        # linear in (centre, a, foot); the foot is held near foot0 (weakly), as few layers pin it down.
+        rows, rhs = [], []
+        for k, pos in pairs:
+            ax, ay = self._coef(pos)
+            m = 1.0 / (1.0 - (pos[0] + 1) * lam)
+            x, y = centres[k]
+            # unknowns: cx, cy, ax_, ay_ (a = (ax_, ay_), b = (-ay_, ax_)), fx, fy
+            rows.append([m, 0, m * ax, -m * ay, 1 - m, 0])
+            rhs.append(x)
+            rows.append([0, m, m * ay, m * ax, 0, 1 - m])
+            rhs.append(y)
+        weight = 0.02
+        rows.append([0, 0, 0, 0, weight, 0])
+        rhs.append(weight * foot0[0])
+        rows.append([0, 0, 0, 0, 0, weight])
+        rhs.append(weight * foot0[1])
+        sol, *_ = np.linalg.lstsq(np.array(rows, np.float64), np.array(rhs, np.float64), rcond=None)
+        pitch = math.hypot(sol[2], sol[3])
+        if not 0.85 * DIE_MM < pitch < 1.2 * DIE_MM:
+            return None
+        return _QuarryGrid(self.boxes, sol[:2], pitch, math.atan2(sol[3], sol[2]), sol[4:6], lam)
+
+
+# --- measuring on rendered frames -----------------------------------------------------------------------
+
+def _tables(seeds: Iterable[int], players: int, turns: Sequence[int], hand: float, condition: str | None,
+            size: tuple[int, int]) -> Iterable[tuple[Any, list[tuple[Any, set[Position]]]]]:
+    """Per seed, one table: a frame to teach its colours on (after 3 placements) and the frames measured,
+    each with where the quarry's dice were one placement before (what the game believes when it looks)."""
+    from vision.conditions import parse_condition
+    from vision.mat_render import random_view
+    from vision.pyradice_render import random_table_style, render_table, seeded_state
+
+    cond = parse_condition(condition) if condition else None
+
+    def drawn(seed: int, t: int, style: Any, k: int) -> Any:
+        rng = np.random.default_rng([seed, players, t, k])
+        frame = render_table(seeded_state(seed, players, t), rng, size, random_view(rng, max_tilt=25.0), style)
+        return replace(frame, image=cond.apply(frame.image, f"{seed}-{t}")) if cond is not None else frame
+
+    for seed in seeds:
+        style = random_table_style(np.random.default_rng([seed, players, 99]), hand)
+        teach = drawn(seed, 3, replace(style, hand=False), 1)
+        frames = [(drawn(seed, t, style, 7), set(seeded_state(seed, players, max(t - 1, 0)).quarry.dice))
+                  for t in turns]
+        yield teach, frames
+
+
+def score_frame(reading: PyradiceReading, truth: Any) -> dict[str, int]:
+    """Counts for one frame against its truth (:class:`vision.pyradice_render.TableTruth`)."""
+    c: dict[str, int] = {k: 0 for k in (
+        "slots", "slots_hidden", "occupancy_right", "dice", "face_right", "colour_right", "die_right",
+        "sure_wrong", "unsure", "quarry_tops", "quarry_top_right", "quarry_top_face_right", "quarry_present_right",
+        "quarry_positions", "reserve", "reserve_right")}
+    for seat, board in truth.boards.items():
+        read = reading.board(seat)
+        if read is None or not read.seen:
+            continue
+        for s in read.slots:
+            if (seat, s.slot) in truth.hidden_slots:
+                c["slots_hidden"] += 1
+                if s.occupied != (s.slot in board.dice) and not s.unsure:
+                    c["sure_wrong"] += 1
+                continue
+            c["slots"] += 1
+            true = board.dice.get(s.slot)
+            ok_occ = s.occupied == (true is not None)
+            c["occupancy_right"] += ok_occ
+            c["unsure"] += s.unsure
+            wrong = not ok_occ
+            if true is not None and s.die is not None:
+                c["dice"] += 1
+                c["face_right"] += s.die.value == true.value
+                c["colour_right"] += s.die.colour == true.colour
+                c["die_right"] += s.die.die == true
+                wrong = wrong or s.die.die != true
+            if wrong and not s.unsure:
+                c["sure_wrong"] += 1
+    for p in reading.quarry.positions:
+        pos = p.position
+        if pos in truth.hidden_positions:
+            continue
+        c["quarry_positions"] += 1
+        present_true = pos in truth.quarry
+        c["quarry_present_right"] += p.present == present_true
+        wrong = p.present != present_true
+        if truth.visible_top(pos):
+            c["quarry_tops"] += 1
+            if p.die is not None:
+                c["quarry_top_face_right"] += p.die.value == truth.quarry[pos].value
+                c["quarry_top_right"] += p.die.die == truth.quarry[pos]
+                wrong = wrong or p.die.die != truth.quarry[pos]
+        if wrong and not p.unsure:
+            c["sure_wrong"] += 1
+        c["unsure"] += p.unsure
+    for seat, die in truth.reserves.items():
+        r = reading.reserve(seat)
+        if r is None or seat in truth.hidden_reserves:
+            continue
+        c["reserve"] += 1
+        ok = r.occupied == (die is not None) and (die is None or (r.die is not None and r.die.die == die))
+        c["reserve_right"] += ok
+        if not ok and not r.unsure:
+            c["sure_wrong"] += 1
+    return c
+
+
+def measure(seeds: Sequence[int], players: int = 2, turns: Sequence[int] = (6, 16, 26), hand: float = 0.3,
+            condition: str | None = None, size: tuple[int, int] = (1280, 960), teach: bool = True) -> dict[str, Any]:
+    """Render tables of seeded games and read them: totals, rates and the reading time per frame (one core).
+    With ``teach`` each table's colours are taught first on another frame of it (as at set-up)."""
+    from vision.registration import MarkerFinder, locate
+
+    finder = MarkerFinder()
+    reader = PyradiceReader(players)
+    totals: dict[str, int] = {}
+    times: list[float] = []
+    for teach_frame, frames in _tables(seeds, players, turns, hand, condition, size):
+        reader.palette = nominal_palette("pyradice")
+        if teach:
+            reader.lattices.clear()
+            _teach_from_truth(reader, teach_frame, teach_frame.image,
+                              locate(teach_frame.image, "pyradice", players, finder))
+        for frame, prior in frames:
+            reader.lattices.clear()
+            reader.quarry_grid = None
+            t0 = time.process_time()
+            reg = locate(frame.image, "pyradice", players, finder)
+            reading = reader.read(frame.image, reg, prior)
+            times.append(time.process_time() - t0)
+            for k, v in score_frame(reading, frame.truth).items():
+                totals[k] = totals.get(k, 0) + v
+
+    def rate(a: str, b: str) -> float:
+        return round(totals.get(a, 0) / max(totals.get(b, 0), 1), 4)
+
+    return {
+        "frames": len(times), "players": players, "condition": condition or "none", "hand": hand,
+        "taught": teach, **totals,
+        "occupancy_accuracy": rate("occupancy_right", "slots"),
+        "face_accuracy": rate("face_right", "dice"), "colour_accuracy": rate("colour_right", "dice"),
+        "quarry_top_face_accuracy": rate("quarry_top_face_right", "quarry_tops"),
+        "quarry_top_accuracy": rate("quarry_top_right", "quarry_tops"),
+        "quarry_presence_accuracy": rate("quarry_present_right", "quarry_positions"),
+        "reserve_accuracy": rate("reserve_right", "reserve"),
+        "median_cpu_ms": round(1000 * float(np.median(times)), 1) if times else None,
+    }
+
+
+def _teach_from_truth(reader: PyradiceReader, frame: Any, image: np.ndarray, reg: Registration) -> None:
+    """What the players do at set-up: the dice on the boards named once per table. Here the first frame's
+    readings of dice on the boards are named by the truth, at most three of each colour."""
+    samples: list[tuple[str, Lab]] = []
+    counts: dict[str, int] = {}
+    for seat, board in frame.truth.boards.items():
+        view = reg.zone(f"board-{seat}")
+        if view is None:
+            continue
+        read = reader.read_board(image, view, seat)
+        for s in read.slots:
+            true = board.dice.get(s.slot)
+            if s.die is None or true is None or (seat, s.slot) in frame.truth.hidden_slots:
+                continue
+            if counts.get(true.colour, 0) < 3:
+                counts[true.colour] = counts.get(true.colour, 0) + 1
+                samples.append((true.colour, s.die.lab))
+    reader.teach(samples)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.pyradice_read", description=__doc__.splitlines()[0])
+    parser.add_argument("--measure", action="store_true", help="read rendered frames and print the figures")
+    parser.add_argument("--seeds", default="1000-1009", help="seeds of the games rendered, A-B or A,B,C")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--turns", default="6,16,26", help="placements made before each frame")
+    parser.add_argument("--hand", type=float, default=0.3, help="share of frames with a hand over the table")
+    parser.add_argument("--condition", default=None, help="KIND:AMOUNT (vision.conditions) on every frame")
+    parser.add_argument("--nominal", action="store_true", help="do not teach the colours (nominal palette)")
+    args = parser.parse_args(argv)
+    if not args.measure:
+        parser.print_help()
+        return 2
+    if "-" in args.seeds:
+        a, b = args.seeds.split("-")
+        seeds = list(range(int(a), int(b) + 1))
+    else:
+        seeds = [int(s) for s in args.seeds.split(",")]
+    turns = [int(t) for t in args.turns.split(",")]
+    cv2.setNumThreads(1)
+    result = measure(seeds, args.players, turns, args.hand, args.condition, teach=not args.nominal)
+    json.dump(result, sys.stdout, indent=1)
+    print()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
+
+
+_ = Mapping
