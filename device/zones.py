@@ -66,6 +66,7 @@ def register(subparsers: Any) -> None:
     cal.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
     cal.add_argument("--json", action="store_true", help="print the report as JSON")
     cal.add_argument("--annotate", type=Path, metavar="FILE", help="write the frame with zones and markers drawn")
+    cal.add_argument("--state-dir", metavar="DIR", help="where the taught colours are (default: from config)")
     cal.set_defaults(func=calibrate_command)
 
     ev = subparsers.add_parser(
@@ -173,6 +174,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
     _check_players(args.players)
     image = _load(args.image) if args.image is not None else _camera_frame(args)
     report, reg = calibrate_frame(image, args.game, args.players)
+    report["colours"] = _colours(args)
     if args.json:
         print(json.dumps(report))
     else:
@@ -190,9 +192,20 @@ def calibrate_command(args: argparse.Namespace) -> int:
         for line in report["problems"]:
             if line not in report["advice"]:
                 print(f"  problem: {line}")
+        for piece, state in report["colours"]["pieces"].items():
+            missing = ", ".join(state["missing"]) or "none"
+            print(f"  colours of a {piece} taught: {', '.join(state['taught']) or 'none'}; still to teach: {missing}")
     if args.annotate is not None:
         _write(args.annotate, annotate(image, reg))
     return 0 if report["ready"] else 1
+
+
+def _colours(args: argparse.Namespace) -> dict[str, Any]:
+    from device.config import load_config
+    from device.teaching import TeachingStore
+
+    state_dir = Path(args.state_dir) if args.state_dir else load_config(args.config).storage.path()
+    return TeachingStore(state_dir).report(args.game)
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from device.cli import main
+from device.teaching import TeachingStore
 from vision.mat_render import (
     MatScene,
     PlacedMat,
@@ -286,7 +287,14 @@ def test_companion_calibrate_on_an_image(tmp_path: Path, capsys: pytest.CaptureF
     scene = _scene([PlacedMat(BOARD1, (0, 0), 0), PlacedMat(QUARRY, (290, 0), 0)], size=(960, 600))
     frame = tmp_path / "table.jpg"
     cv2.imwrite(str(frame), scene.image)
-    assert main(["calibrate", "--game", "pyradice", "--image", str(frame)]) == 1  # player 2's mat is missing
+    state = tmp_path / "state"
+    TeachingStore(state).teach("pyradice", "die", "white", (90.0, 0.0, 2.0))
+    argv = ["calibrate", "--game", "pyradice", "--image", str(frame), "--state-dir", str(state)]
+    assert main(argv) == 1  # player 2's mat is missing
     out = capsys.readouterr().out
     assert "player 2's board mat: 0 of 8 markers seen" in out and "player 1's board mat: 8 of 8 markers seen" in out
     assert "px/mm" in out
+    assert "colours of a die taught: white; still to teach: gray, maroon, orange" in out
+    assert main([*argv, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["colours"]["pieces"]["die"]["taught"] == ["white"] and not report["ready"]
