@@ -95,17 +95,16 @@ function applyFilter() {
   }
 }
 
-function statusLine(game, ctx) {
+function statusLine(game) {
   const st = game.status || {};
   if (st.finished) {
     const w = st.winners || [];
     return w.length ? `Game over: ${w.join(" and ")} ${w.length > 1 ? "share the win" : "wins"}.` : "Game over.";
   }
-  const chance = ctx.legal ? ctx.legal.chance : null;
-  if (st.awaiting === "chance") {
-    return `${st.to_move ? `${st.to_move}'s turn` : "The table's turn"} (${st.phase}): enter what the table shows below.`;
-  }
-  return `${st.to_move ? `${st.to_move} to move` : "To move"} (${st.phase}): choose an action below.` + (chance ? "" : "");
+  const who = st.awaiting === "chance"
+    ? (st.to_move ? `${st.to_move}'s turn, waiting for the table` : "Waiting for the table")
+    : (st.to_move ? `${st.to_move} to move` : "To move");
+  return st.phase ? `${who} · ${st.phase}` : who;
 }
 
 function renderLegal(s, ctx) {
@@ -158,7 +157,7 @@ function markCursor(s) {
 }
 
 function renderChance(s, ctx) {
-  const chance = ctx.legal ? ctx.legal.chance : null;
+  const chance = ctx.legal ? ctx.legal.chance : (s.game.chance || null);
   parts.chance.hidden = !chance;
   if (!chance) { parts.chanceKey = null; return; }
   const key = JSON.stringify([chance.what, chance.example, s.game.action_count]);
@@ -213,7 +212,7 @@ function renderScores(game, ctx) {
 export function render(s, ctx) {
   const game = s.game;
   if (!game || !parts) return;
-  parts.status.textContent = statusLine(game, ctx);
+  parts.status.textContent = statusLine(game);
   parts.problems.replaceChildren();
   for (const p of (s.table && s.table.problems) || []) parts.problems.appendChild(ctx.el("p", {class: "warning"}, p));
   const acts = game.actions || [];

@@ -260,7 +260,7 @@ export function render(s, ctx) {
 
 function renderRollEntry(s, ctx, {pending, camera, finished, live}) {
   const form = document.getElementById("roll-form");
-  const chance = ctx.legal ? ctx.legal.chance : null;
+  const chance = ctx.legal ? ctx.legal.chance : (s.game.chance || null);
   // Offline the players type every roll: when one is awaited, and in the hold phase (a re-roll is typed as
   // all six dice as they lie then). With the camera the camera does it.
   const hold = live.phase === "hold";
