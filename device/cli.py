@@ -6,7 +6,7 @@ the benchmark module named in :data:`BENCHMARKS` (each has ``add_arguments(parse
 
 Errors a user can cause (``ValueError`` and its engine subclasses, ``OSError`` on files,
 :class:`device.errors.CompanionError`) print one line on stderr and exit 2; nothing prints a traceback
-unless ``COMPANION_DEBUG=1`` is set.
+unless ``COMPANION_DEBUG=1`` is set. Output piped into a reader that stops early (``| head``) ends quietly.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "engine.cli",
     "engine.pasa.cli",
     "engine.pyradice.cli",
     "engine.pyramido.cli",
@@ -84,13 +85,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_stdout() -> None:
+    """After a closed pipe: point stdout at /dev/null so that the flush at exit does not complain again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file (a test's capture): nothing to flush at exit
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, while it can still be handled
+        return status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (``companion ... | head``): nothing more to say
+        _quiet_stdout()
+        return 0
     except (ValueError, OSError) as exc:
         if os.environ.get("COMPANION_DEBUG"):
             raise

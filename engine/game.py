@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -113,6 +113,10 @@ class Game(ABC, Generic[S, A]):
     options: ClassVar[tuple[RuleOption, ...]] = ()
     state_type: ClassVar[type]
     action_type: ClassVar[Any]
+    #: The groups :meth:`describe` puts actions in (each game's ``words.GROUPS``), for the page and ``help``.
+    action_groups: ClassVar[tuple[str, ...]] = ()
+    #: The forms of the actions :meth:`parse_action` reads, one per line, for ``help``.
+    action_grammar: ClassVar[tuple[str, ...]] = ()
 
     # --- rule options -------------------------------------------------------------------------
     def resolve_options(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -125,6 +129,18 @@ class Game(ABC, Generic[S, A]):
                 f"unknown rule option(s) {sorted(unknown)} for {self.name}; known: {sorted(known) or 'none'}"
             )
         return {n: o.check(given.get(n, o.default)) for n, o in known.items()}
+
+    def default_players(self, count: int | None = None) -> tuple[str, ...]:
+        """Names for ``count`` seats (default: two where the game allows, else its fewest), for commands
+        that start a game without being told who plays."""
+        if count is None:
+            count = min(max(2, self.min_players), self.max_players)
+        if not self.min_players <= count <= self.max_players:
+            raise InvalidActionError(
+                f"{self.title} takes {self.min_players} to {self.max_players} players, got {count}"
+            )
+        names = ("ana", "ben", "cleo", "dan", "eva", "finn", "gia", "hugo")
+        return tuple(names[i] if i < len(names) else f"player{i + 1}" for i in range(count))
 
     def check_players(self, players: Sequence[str]) -> tuple[str, ...]:
         names = tuple(players)
@@ -211,6 +227,20 @@ class Game(ABC, Generic[S, A]):
         example = self.random_chance(state, random.Random(0))
         return ChancePrompt(f"enter the outcome ({self.describe(state, example).label})",
                             self.action_text(example))
+
+    def chance_outcomes(self, state: S) -> list[A] | None:
+        """Every outcome of the chance awaited, for counting (:mod:`engine.perft`), or None where there are
+        too many to list (a domino from an unknown deck, a handful of dice from a bag)."""
+        return None
+
+    def playout_policy(self) -> Callable[[S, list[A], random.Random], A] | None:
+        """How random games choose among legal decisions (``companion game GAME simulate``), where a uniform
+        choice would not give games of a realistic length; None: uniformly."""
+        return None
+
+    def board_text(self, state: S) -> str:
+        """What is on the table, as text for a terminal (several lines; empty if the game shows nothing)."""
+        return ""
 
     def check_state(self, state: S) -> S:
         """Raise InvalidStateError listing the defects of ``state``, or return it."""

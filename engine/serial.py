@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import types
 import typing
@@ -44,6 +45,19 @@ def to_jsonable(obj: object) -> Any:
 def dumps(obj: object) -> str:
     """Canonical compact JSON text of an engine value."""
     return json.dumps(to_jsonable(obj), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+@functools.cache
+def _fields(tp: type) -> tuple[tuple[tuple[str, Any, bool], ...], frozenset[str]]:
+    """A dataclass's init fields as (name, type hint, required), and their names; worked out once a type,
+    since resolving the hints is most of the time of reading a state."""
+    hints = typing.get_type_hints(tp)
+    fields = tuple(
+        (f.name, hints[f.name], f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+        for f in dataclasses.fields(tp)
+        if f.init
+    )
+    return fields, frozenset(name for name, _, _ in fields)
 
 
 def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:
@@ -94,19 +108,16 @@ def from_jsonable(tp: Any, data: Any, where: str = "$") -> Any:
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             raise InvalidStateError(f"{where}: expected an object for {tp.__name__}, got {data!r}")
-        hints = typing.get_type_hints(tp)
+        fields, names = _fields(tp)
         kwargs = {}
-        names = {f.name for f in dataclasses.fields(tp) if f.init}
         unknown = set(data) - names
         if unknown:
             raise InvalidStateError(f"{where}: unknown field(s) {sorted(unknown)} for {tp.__name__}")
-        for f in dataclasses.fields(tp):
-            if not f.init:
-                continue
-            if f.name in data:
-                kwargs[f.name] = from_jsonable(hints[f.name], data[f.name], f"{where}.{f.name}")
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise InvalidStateError(f"{where}: missing field {f.name!r} for {tp.__name__}")
+        for name, hint, required in fields:
+            if name in data:
+                kwargs[name] = from_jsonable(hint, data[name], f"{where}.{name}")
+            elif required:
+                raise InvalidStateError(f"{where}: missing field {name!r} for {tp.__name__}")
         try:
             return tp(**kwargs)
         except (TypeError, ValueError) as exc:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from engine.dice import Die
@@ -307,6 +307,18 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
     options = OPTIONS
     state_type = DiceTreasureState
     action_type = Action
+    action_groups = ("place", "exchange", "bonus", "reserve", "end", "chance")
+    action_grammar = (
+        "place [reserve|common] COLOUR:VALUE CARD#SPACE   put a die on a space of a motif card (spaces from 1)",
+        "exchange [reserve] COLOUR:VALUE for COLOUR:VALUE  swap a die with one of the common reserve",
+        "claim BONUS               claim a leprechaun bonus card",
+        "end [keep COLOUR:VALUE...]   end the turn, keeping up to two dice in the personal reserve",
+        "reserve COLOUR:VALUE      solo, last turns: keep a die of the common reserve",
+        "continue                  solo, last turns: the new cards are filled",
+        "reveal ID...              chance: the leprechaun cards laid out at setup",
+        "deal PLAYER: ID...        chance: the motif cards dealt to a player",
+        "roll COLOUR:VALUE...      chance: the dice drawn from the bag and rolled",
+    )
 
     def initial_state(
         self, players: Sequence[str], options: Mapping[str, str] | None = None, *, seed: int | None = None
@@ -727,6 +739,18 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         from engine.dicetreasure import words
 
         return words.chance_prompt(state)
+
+    def playout_policy(self) -> Callable[[DiceTreasureState, list[Action], random.Random], Action]:
+        """Random but eager (:func:`engine.dicetreasure.simulate.eager_policy`): a uniform choice mostly
+        exchanges dice back and forth."""
+        from engine.dicetreasure.simulate import eager_policy
+
+        return eager_policy
+
+    def board_text(self, state: DiceTreasureState) -> str:
+        from engine.dicetreasure import words
+
+        return words.board_text(state)
 
 
 GAME = DiceTreasure()

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.dice import Die
+from engine.dicetreasure.cards import MotifCard
 from engine.dicetreasure.placement import target_cards
 from engine.dicetreasure.rules import SOLO_NEW_CARDS, deal_count, dealt_player
 from engine.dicetreasure.state import (
@@ -161,4 +162,37 @@ def chance_prompt(state: DiceTreasureState) -> ChancePrompt | None:
     return None
 
 
-__all__ = ["GROUPS", "chance_prompt", "dice_words", "die_words", "label"]
+
+# --- the table as text ----------------------------------------------------------------------------
+
+
+def _card_text(dice: Sequence[Die | None], card: MotifCard) -> str:
+    spaces = " ".join(f"{i}={s.colour or '*'}/{'*' if s.value is None else s.value}"
+                      f"[{'' if d is None else d}]" for i, (s, d) in enumerate(zip(card.spaces, dice, strict=True), 1))
+    return f"{card.id} ({card.background}, {card.coins} coin{'s' if card.coins != 1 else ''}): {spaces}"
+
+
+def board_text(state: DiceTreasureState) -> str:
+    """The round, the bag, the dice in hand and in the common reserve, the leprechaun cards laid out, and each
+    player's motif cards (every space as ``N=COLOUR/VALUE[die on it]``, ``*`` = any), reserve, chips and gold."""
+    bag = " ".join(f"{c} {n}" for c, n in zip(state.dice_colours, state.bag, strict=True)) or "empty"
+    lines = [f"round {state.round}, turn-cycle {state.cycle} of {state.turns}"
+             f"{', steal phase' if state.steal else ''}{', last round' if state.last_round else ''}; "
+             f"gold to reach {state.goal}; bag: {bag}"]
+    lines.append(f"in hand: {' '.join(map(str, state.hand)) or '-'}; "
+                 f"common reserve: {' '.join(map(str, state.common)) or '-'}")
+    if state.bonus_offer:
+        lines.append("leprechaun cards: " + ", ".join(map(str, state.bonus_offer)))
+    if state.middle:
+        lines.append("in the middle (steal phase):")
+        lines.extend(f"  {_card_text(c.dice, c.card)}" for c in state.middle)
+    for seat, player in enumerate(state.players):
+        mark = "  (to move)" if seat == state.active and state.phase in (Phase.TURN, Phase.SOLO_FILL) else ""
+        lines.append(f"{player.name}: {player.gold} gold, {len(player.claimed)} cards claimed, "
+                     f"chips {' '.join(player.chips) or '-'}, reserve {' '.join(map(str, player.reserve)) or '-'}"
+                     f"{', bonus ' + str(player.bonus) if player.bonus else ''}{mark}")
+        lines.extend(f"  {_card_text(c.dice, c.card)}" for c in player.cards)
+    return "\n".join(lines)
+
+
+__all__ = ["GROUPS", "board_text", "chance_prompt", "dice_words", "die_words", "label"]

@@ -193,6 +193,12 @@ def _sub_multisets(dice: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(result)
 
 
+@cache
+def _throws(n: int) -> tuple[tuple[int, ...], ...]:
+    """Every multiset of ``n`` faces, sorted."""
+    return tuple(itertools.combinations_with_replacement(range(1, 7), n))
+
+
 # --- the game -------------------------------------------------------------------------------------
 
 
@@ -211,6 +217,15 @@ class PasaGame(Game[PasaState, PasaAction]):
     options = (RULE_OPTION,)
     state_type = PasaState
     action_type = PasaAction
+    action_groups = ("category", "hold", "stop", "enter", "chance")
+    action_grammar = (
+        "roll D D D D D D          chance: the six dice on the table after a throw (kept dice included)",
+        "choose CATEGORY           right after roll 1: this turn's category (binding)",
+        "reroll keep D ... | -     keep these dice and throw the rest again",
+        "stop                      score the dice on the table in the chosen category",
+        "enter CATEGORY POINTS     offline scorekeeping: a whole turn's score, written by hand",
+        "CATEGORY: " + ", ".join(CATEGORIES),
+    )
 
     def initial_state(
         self, players: Sequence[str], options: Mapping[str, str] | None = None, *, seed: int | None = None
@@ -451,6 +466,18 @@ class PasaGame(Game[PasaState, PasaAction]):
 
     def part_title(self, part: str) -> str:
         return TITLES.get(part, part)
+
+    def chance_outcomes(self, state: PasaState) -> list[PasaAction] | None:
+        """Every distinct throw: the six dice as a multiset (462 at roll 1), the kept dice included."""
+        if self.status(state).awaiting != "chance":
+            return None
+        kept = tuple(state.keep or ()) if state.phase == "reroll" else ()
+        return [Roll(tuple(sorted(kept + rest))) for rest in _throws(6 - len(kept))]
+
+    def board_text(self, state: PasaState) -> str:
+        from engine.pasa import words
+
+        return words.board_text(state)
 
 
 def _parse_faces(words: list[str], text: str) -> tuple[int, ...]:

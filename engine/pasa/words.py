@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from engine.game import ChancePrompt
 from engine.pasa.game import MAX_ROLLS, Choose, Enter, PasaAction, PasaState, Reroll, Roll, Stop
-from engine.pasa.rules import TITLES, score
+from engine.pasa.rules import CATEGORIES, TITLES, score
 
 GROUPS: tuple[str, ...] = ("category", "hold", "stop", "enter", "chance")
 
@@ -79,4 +79,26 @@ def chance_prompt(state: PasaState) -> ChancePrompt | None:
     return None
 
 
-__all__ = ["GROUPS", "chance_prompt", "label"]
+
+# --- the table as text ----------------------------------------------------------------------------
+
+
+def board_text(state: PasaState) -> str:
+    """The dice on the table and this turn so far, then the score sheet (categories down, players across)."""
+    lines = []
+    if not state.finished:
+        dice = _faces(state.dice) if state.dice else "none yet"
+        chosen = TITLES[state.category] if state.category else "not chosen"
+        kept = f"; keeping {_faces(state.keep) or 'nothing'} for the next roll" if state.keep is not None else ""
+        lines.append(f"{state.player}: roll {state.rolls} of {MAX_ROLLS}, dice {dice}, category {chosen}{kept}")
+    width = max(6, *(len(p) for p in state.players))
+    lines.append(f"{'':<9} " + " ".join(f"{p:>{width}}" for p in state.players))
+    for c in CATEGORIES:
+        cells = [state.sheets[p].get(c) for p in state.players]
+        lines.append(f"{TITLES[c]:<9} " + " ".join(f"{'' if v is None else v:>{width}}" for v in cells))
+    totals = [sum(state.sheets[p].values()) for p in state.players]
+    lines.append(f"{'total':<9} " + " ".join(f"{t:>{width}}" for t in totals))
+    return "\n".join(lines)
+
+
+__all__ = ["GROUPS", "board_text", "chance_prompt", "label"]

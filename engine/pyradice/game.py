@@ -13,6 +13,7 @@ raising, and :meth:`PyradiceGame.apply` refuses to play on from a defective stat
 from __future__ import annotations
 
 import bisect
+import itertools
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -177,6 +178,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
     options = OPTIONS
     state_type = PyradiceState
     action_type = Action
+    action_groups = words.GROUPS
+    action_grammar = (
+        "take qL,R,C               take the quarry die at layer L, row R, column C",
+        "reserve                   take the die held in reserve (skill B3) instead",
+        "place L,I                 put the die in hand on level L, slot I (from 0 at the owner's left)",
+        "SKILL [L,I] [L,I] [qL,R,C] [=V]   use the skill of the level just placed on, e.g. A4 1,0 q2,0,1, "
+        "A5 1,0 2,1, B4 1,0 =3, A2 1,2 =5",
+        "pass                      use no skill this turn",
+        "roll V                    chance: the value of the die re-rolled by skill A2",
+        "roll-off V V ...          chance: the first-player roll, one face per player rolling, in seat order",
+    )
 
     # --- setup --------------------------------------------------------------------------------
     def initial_state(
@@ -535,6 +547,17 @@ class PyradiceGame(Game[PyradiceState, Action]):
 
     def chance_prompt(self, state: PyradiceState) -> ChancePrompt | None:
         return words.chance_prompt(state)
+
+    def chance_outcomes(self, state: PyradiceState) -> list[Action] | None:
+        """Every roll-off result (each rolling player's face, in seat order) or every value of an A2 re-roll."""
+        if state.phase is Phase.ROLL_OFF:
+            return [RollOff(v) for v in itertools.product(range(1, 7), repeat=len(state.rolling))]
+        if state.phase is Phase.ROLL:
+            return [Roll(v) for v in range(1, 7)]
+        return None
+
+    def board_text(self, state: PyradiceState) -> str:
+        return words.board_text(state)
 
 
 _GAME = PyradiceGame()

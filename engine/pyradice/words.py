@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from engine.dice import Die
 from engine.game import ChancePrompt
-from engine.pyradice.pyramid import Slot
+from engine.pyradice.pyramid import FULL, LEVELS, Slot, level_size
 from engine.pyradice.quarry import Position, position_text
 from engine.pyradice.state import (
     Action,
@@ -135,4 +135,40 @@ def chance_prompt(state: PyradiceState) -> ChancePrompt | None:
     return None
 
 
-__all__ = ["GROUPS", "chance_prompt", "die_words", "label", "slot_words"]
+
+# --- the table as text ----------------------------------------------------------------------------
+
+
+def _cell(die: Die | None) -> str:
+    """``5w`` for a white 5 (colour by its first letter), ``..`` for an empty slot."""
+    if die is None:
+        return ".."
+    return f"{die.value}{(die.colour or '?')[0]}"
+
+
+def board_text(state: PyradiceState) -> str:
+    """The board's tokens, the quarry's available dice, and every pyramid (apex on top, slots from the
+    owner's left; ``5w`` is a white 5)."""
+    skills = " ".join(f"{level}:{s}" for level, s in enumerate(state.board.skills, start=2))
+    objectives = " ".join(f"{level}:{o}" for level, o in enumerate(state.board.objectives, start=1))
+    lines = [f"skills {skills}; objective tokens {objectives}"]
+    if state.cards:
+        lines.append("cards: " + ", ".join(f"{c.title} ({c.colour})" for c in state.cards))
+    available = state.quarry.available()
+    lines.append(
+        f"quarry: {len(state.quarry.dice)} dice, available: "
+        + (" ".join(f"{position_text(p)}={_cell(state.quarry.dice[p])}" for p in available) or "none")
+    )
+    if state.hand is not None:
+        lines.append(f"in hand: {die_words(state.hand)}")
+    for seat, player in enumerate(state.players):
+        mark = "  (to move)" if seat == state.turn and state.phase not in (Phase.ROLL_OFF, Phase.OVER) else ""
+        reserve = die_words(player.reserve) if player.reserve is not None else "-"
+        lines.append(f"{player.name}: {len(player.pyramid)} of {FULL} dice, reserve {reserve}{mark}")
+        for level in reversed(LEVELS):
+            cells = " ".join(_cell(player.pyramid.get((level, i))) for i in range(level_size(level)))
+            lines.append(f"  {level} {'  ' * (level - 1)}{cells}")
+    return "\n".join(lines)
+
+
+__all__ = ["GROUPS", "board_text", "chance_prompt", "die_words", "label", "slot_words"]

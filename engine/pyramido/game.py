@@ -492,6 +492,18 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
     options: ClassVar[tuple[RuleOption, ...]] = OPTIONS
     state_type: ClassVar[type] = PyramidoState
     action_type: ClassVar[Any] = PyramidoAction
+    action_groups: ClassVar[tuple[str, ...]] = ("take", "flip", "place", "score", "end", "discard", "chance")
+    action_grammar: ClassVar[tuple[str, ...]] = (
+        "take S G [refill P]       take the face-up domino of space S (1-5) and a gem G of its gem area "
+        "(- for none); refill an emptied pile from pile P",
+        "flip P [BACK]             turn over the top of pile P (BACK: the back seen, e.g. r2-b0)",
+        "place sK X,Y DIR          lay the domino in hand in stage K at X,Y facing E, S, W or N",
+        "activate X,Y NcMm         put N coloured and M mythical gems on the area at X,Y (stage scoring)",
+        "end                       end this stage's scoring",
+        "discard G                 discard a gem over the inventory limit",
+        "draw G                    chance: the gem drawn from the bag (o, b, p, g, r or m for mythical)",
+        "reveal DOMINO             chance: the domino turned over, e.g. r03-b (colour letters, gem icons)",
+    )
 
     # --- set-up ---------------------------------------------------------------------------------
     def setup(
@@ -1116,6 +1128,11 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         from engine.pyramido import words
 
         return words.chance_prompt(state)
+
+    def board_text(self, state: PyramidoState) -> str:
+        from engine.pyramido import words
+
+        return words.board_text(state)
 
     def action_to_json(self, action: PyramidoAction) -> str:
         return json.dumps({_KIND_OF[type(action)]: serial.to_jsonable(action)}, sort_keys=True, separators=(",", ":"))

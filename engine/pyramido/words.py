@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from engine.game import ChancePrompt
 from engine.pyramido.activation import MIXES
-from engine.pyramido.areas import areas
-from engine.pyramido.dominoes import GEMS, MYTHICAL, Block, Colour, Domino, Gem
+from engine.pyramido.areas import areas, render
+from engine.pyramido.dominoes import GEMS, MYTHICAL, Block, Colour, Domino, Gem, gems_text
 from engine.pyramido.exploration import refill_count
 from engine.pyramido.game import (
     GAME,
     INVENTORY_LIMIT,
+    LEGEND,
     Activate,
     Discard,
     Draw,
@@ -199,4 +200,30 @@ def chance_prompt(state: PyramidoState) -> ChancePrompt | None:
     return ChancePrompt(what, f"reveal {domino}")
 
 
-__all__ = ["GROUPS", "chance_prompt", "domino_words", "gem_words", "label"]
+
+# --- the table as text ----------------------------------------------------------------------------
+
+
+def board_text(state: PyramidoState) -> str:
+    """The exploration area (five piles and their gems), each explorer's pyramid as a top view (one letter a
+    quarter cell, upper case where a gem icon shows), inventories, scores, and the Legend in solo play."""
+    lines = [f"stage {state.stage}; gems in the bag: {gems_text(state.bag)}"]
+    for k, space in enumerate(state.spaces, start=1):
+        lines.append(f"  space {k}: {space}")
+    if state.holding is not None:
+        lines.append(f"in hand: {state.holding}")
+    for p in state.pending:
+        lines.append(f"awaited: {p}")
+    for explorer in state.explorers:
+        scores = "+".join(map(str, explorer.stage_scores)) or "0"
+        lines.append(f"{explorer.name}: gems {gems_text(explorer.inventory)}; stage scores {scores} = {explorer.total}")
+        lines.extend(f"  {row}" for row in render(explorer.pyramid).splitlines())
+    if state.legend is not None:
+        legend = state.legend
+        scores = "+".join(map(str, legend.stage_scores)) or "0"
+        lines.append(f"{LEGEND}: {len(legend.pile)} dominoes in his pile; gems {gems_text(legend.inventory)}; "
+                     f"stage scores {scores} = {legend.total}")
+    return "\n".join(lines)
+
+
+__all__ = ["GROUPS", "board_text", "chance_prompt", "domino_words", "gem_words", "label"]
