@@ -1,0 +1,694 @@
+"""Reading a Pyramido pyramid from its zone: the top view at the engine's quarter-cell resolution.
+
+This stage owns what a player's pyramid shows from above. Given a frame and the pyramid zone's
+registration (:mod:`vision.registration`), it
+
+1. rectifies the zone (with a margin) to a flat image in millimetres and white-balances it on the mat's own
+   paper beside the zone, so exposure and white balance are taken out before any colour is judged;
+2. fits the half-block grid (quarter cells) to the pieces: the edges of the dominoes all lie on one lattice
+   of period half a block whatever their stage, since stage k is inset half a block per stage; the lattice's
+   turn, phase and (unless given) period are the ones on which the edges agree most
+   (:func:`fit_lattice`); the printed outlines are masked out first;
+3. reads every quarter cell: empty (paper) or a block colour, by a vote of its pixels' hues against the
+   palette (the five colours, nominal until taught at the table: :meth:`Palette.teach`), and whether a gem
+   icon sits in it (a printed gem is much lighter than its block: the cell's centre against its block
+   colour). Each has a confidence; a cell is *sure* only when all three are.
+
+A higher stage sits a few millimetres higher, so a camera that is not straight above it sees it displaced
+towards the edge of the view. The camera's place is recovered from the mat's homography (the focal length
+from the homography when the view is tilted enough to tell it, else an assumed one), and each cell is
+sampled where its top would be seen at its stage's height. The stages come from what is already recorded
+(``stages``: the engine's top view remembers them); cells not recorded are taken at the stage being built.
+
+Cells are first read in the zone's own lattice (index (0, 0) nearest the zone's top-left corner);
+:func:`align` finds the translation that puts a reading onto the engine's quarter-cell coordinates of the
+recorded pyramid, and :class:`PyramidReader` does both and reads again with the recorded heights.
+
+Run alone on a frame: ``python -m vision.pyramido_read IMAGE --players 2 [--draw OUT.png]``; measured on
+renders: ``python -m vision.pyramido_read --measure`` (docs/pyramido-table.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from engine.pyramido import COLOURS, Colour
+from vision.mats import Rect, Zone
+from vision.registration import MatFit, ZoneView
+
+Cell = tuple[int, int]
+#: The engine's top view with stages: quarter cell -> (colour, gem icon shows, stage).
+Known = Mapping[Cell, tuple[Colour, bool, int]]
+
+#: Rectified zone scale (pixels per mm): a quarter cell (about 17 mm) is about 34 pixels.
+PX_PER_MM = 2.0
+#: The zone is read with this much mat around it: a pyramid may lie a little over its printed line.
+MARGIN_MM = 10.0
+#: A block's side when not given: the mats' nominal size (vision.mats.NOMINAL_MM) is 35 mm; the lattice fit
+#: searches this range for the half-block period.
+QUARTER_MM_RANGE = (14.0, 19.0)
+#: A domino's thickness when not taught (each stage sits this much higher than the one below).
+THICKNESS_MM = 3.2
+#: Focal length (in frame widths) assumed when the view is too straight down to recover it.
+FOCAL_WIDTHS = 0.85
+#: Grey level the mat's paper is brought to by the white balance.
+PAPER_LEVEL = 240.0
+
+#: Pixel thresholds (CIELAB): a pixel is coloured (a block's) above this chroma, paper-like below it.
+COLOURED_CHROMA = 14.0
+#: A cell is empty when fewer than EMPTY_SHARE of its pixels are coloured, a block above BLOCK_SHARE.
+EMPTY_SHARE, BLOCK_SHARE = 0.35, 0.60
+#: The winning hue's share of the coloured pixels: sure above this.
+HUE_SURE = 0.75
+#: A cell's mean hue this far (degrees) from every taught colour is a colour not taught.
+HUE_FAR = 24.0
+#: Icon score (centre lightness over the block's, in L units): icon above ICON_AT, doubt within ICON_DOUBT.
+ICON_AT, ICON_DOUBT = 7.2, 1.6
+
+
+# --- the palette -------------------------------------------------------------------------------------
+
+def _lab(bgr: Sequence[float]) -> tuple[float, float, float]:
+    v = cv2.cvtColor(np.array([[bgr]], np.float32) / 255.0, cv2.COLOR_BGR2Lab)[0, 0]
+    return (float(v[0]), float(v[1]), float(v[2]))
+
+
+#: The nominal block colours (BGR), as a white-balanced camera would see the box's colours (assumed).
+NOMINAL_BGR: dict[Colour, tuple[float, float, float]] = {
+    Colour.ORANGE: (40.0, 140.0, 235.0),
+    Colour.BLUE: (175.0, 100.0, 35.0),
+    Colour.PURPLE: (135.0, 55.0, 125.0),
+    Colour.GREEN: (70.0, 155.0, 60.0),
+    Colour.RED: (45.0, 45.0, 200.0),
+}
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The five block colours in CIELAB (after the paper white balance); ``taught`` once measured at the table."""
+
+    lab: Mapping[Colour, tuple[float, float, float]]
+    taught: bool = False
+
+    @classmethod
+    def nominal(cls) -> Palette:
+        return cls({c: _lab(v) for c, v in NOMINAL_BGR.items()})
+
+    def hues(self) -> np.ndarray:
+        """Hue angle (radians) of each colour in COLOURS order."""
+        return np.array([math.atan2(self.lab[c][2], self.lab[c][1]) for c in COLOURS])
+
+    def teach(self, samples: Mapping[Colour, tuple[float, float, float]]) -> Palette:
+        """The palette with the colours measured at the table (a block of each shown to the camera; see
+        :func:`measure_cells`); colours not shown keep their value."""
+        return Palette({**self.lab, **samples}, taught=True)
+
+
+# --- where the camera is -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CameraPlace:
+    """The camera's place over a mat, in the mat's millimetres: the point straight below it and its height."""
+
+    nadir: tuple[float, float]
+    height_mm: float
+    focal_px: float
+    focal_recovered: bool
+
+    def shift(self, points_mm: np.ndarray, height_mm: float) -> np.ndarray:
+        """Where points ``height_mm`` above the mat are seen on the mat plane (mm)."""
+        h = min(height_mm, self.height_mm * 0.5)
+        nadir = np.asarray(self.nadir)
+        return points_mm + (points_mm - nadir) * (h / (self.height_mm - h))
+
+    def unshift(self, seen_mm: np.ndarray, height_mm: float) -> np.ndarray:
+        """The points ``height_mm`` above the mat that are seen at ``seen_mm`` on the mat plane (mm)."""
+        h = min(height_mm, self.height_mm * 0.5)
+        nadir = np.asarray(self.nadir)
+        return nadir + (seen_mm - nadir) * ((self.height_mm - h) / self.height_mm)
+
+
+def camera_place(fit: MatFit, focal_px: float | None = None) -> CameraPlace:
+    """The camera over ``fit``'s mat, from the mat-to-frame homography with the principal point at the
+    frame's centre. The focal length is recovered from the homography when the view is tilted enough
+    (two orthogonality constraints); otherwise ``focal_px`` or :data:`FOCAL_WIDTHS` frame widths."""
+    w, h = fit.frame_size
+    shift = np.array([[1, 0, -(w / 2 - 0.5)], [0, 1, -(h / 2 - 0.5)], [0, 0, 1]], np.float64)
+    hm = shift @ fit.mat_to_image
+    hm = hm / np.linalg.norm(hm[:, 0])
+    h1, h2 = hm[:, 0], hm[:, 1]
+    a1, b1 = h1[0] * h2[0] + h1[1] * h2[1], h1[2] * h2[2]
+    a2, b2 = h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2, h1[2] ** 2 - h2[2] ** 2
+    recovered = False
+    f = focal_px if focal_px is not None else FOCAL_WIDTHS * w
+    if focal_px is None:
+        den = a1 * a1 + a2 * a2
+        inv_f2 = -(a1 * b1 + a2 * b2) / den if den > 0 else 0.0
+        # Only when the perspective terms are large enough to measure (a view tilted some degrees).
+        strength = math.hypot(b1, b2) * w * w / max(math.sqrt(den), 1e-12)
+        if inv_f2 > 0 and strength > 0.05:
+            cand = 1 / math.sqrt(inv_f2)
+            if 0.4 * w < cand < 3.0 * w:
+                f, recovered = cand, True
+    kinv = np.diag([1 / f, 1 / f, 1.0])
+    b = kinv @ hm
+    lam = 2 / (np.linalg.norm(b[:, 0]) + np.linalg.norm(b[:, 1]))
+    if b[2, 2] < 0:
+        lam = -lam
+    r1, r2, t = b[:, 0] * lam, b[:, 1] * lam, b[:, 2] * lam
+    r3 = np.cross(r1, r2)
+    rot = np.column_stack([r1, r2, r3])
+    centre = -rot.T @ t
+    return CameraPlace((float(centre[0]), float(centre[1])), abs(float(centre[2])), float(f), recovered)
+
+
+# --- the lattice -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lattice:
+    """The half-block grid on a mat: quarter cell (i, j) of this lattice spans
+    origin + R(angle) @ ([i, i + 1] x [j, j + 1]) * quarter_mm (mat mm). ``agreement`` (0..1): how well the
+    pieces' edges agree with it."""
+
+    origin: tuple[float, float]
+    angle: float
+    quarter_mm: float
+    agreement: float
+
+    def to_mat(self, ij: np.ndarray) -> np.ndarray:
+        """Lattice coordinates (N x 2; a cell's corner at integers) -> mat mm."""
+        a = math.radians(self.angle)
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        return np.asarray(self.origin) + (np.asarray(ij, np.float64) * self.quarter_mm) @ rot.T
+
+    def to_json(self) -> dict[str, object]:
+        return {"origin_mm": [round(v, 2) for v in self.origin], "angle": round(self.angle, 2),
+                "quarter_mm": round(self.quarter_mm, 3), "agreement": round(self.agreement, 3)}
+
+
+def _edge_points(lab: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Strong edges of the rectified zone: (x, y) of vertical edges, (x, y) of horizontal ones, their weights."""
+    sm = cv2.GaussianBlur(lab, (0, 0), 1.0)
+    gx = np.zeros(sm.shape[:2], np.float32)
+    gy = np.zeros(sm.shape[:2], np.float32)
+    for c, wgt in ((0, 1.0), (1, 0.7), (2, 0.7)):
+        dx = cv2.Sobel(sm[:, :, c], cv2.CV_32F, 1, 0, ksize=3)
+        dy = cv2.Sobel(sm[:, :, c], cv2.CV_32F, 0, 1, ksize=3)
+        gx += wgt * np.abs(dx)
+        gy += wgt * np.abs(dy)
+    mag = gx + gy
+    mag[~keep] = 0
+    strong = mag > max(25.0, float(np.percentile(mag, 88)))
+    # Only edges between two coloured sides: a piece's edge against the paper is moved outwards by its
+    # shadow and by the side wall a tilted camera sees; an edge between two blocks is where the blocks meet.
+    coloured = np.hypot(sm[:, :, 1], sm[:, :, 2]) > COLOURED_CHROMA
+    k = max(2, round(0.1 * 17.0 * PX_PER_MM))
+    both_x = np.zeros_like(coloured)
+    both_x[:, k:-k] = coloured[:, :-2 * k] & coloured[:, 2 * k:]
+    both_y = np.zeros_like(coloured)
+    both_y[k:-k, :] = coloured[:-2 * k, :] & coloured[2 * k:, :]
+    vert = strong & (gx > 2 * gy) & both_x
+    horiz = strong & (gy > 2 * gx) & both_y
+    vy, vx = np.nonzero(vert)
+    hy, hx = np.nonzero(horiz)
+    return (np.column_stack([vx, vy]).astype(np.float64), np.column_stack([hx, hy]).astype(np.float64),
+            mag[vy, vx].astype(np.float64), mag[hy, hx].astype(np.float64))
+
+
+def _concentration(coord: np.ndarray, weight: np.ndarray, period: float) -> tuple[float, float]:
+    """Weighted circular concentration (0..1) of ``coord`` modulo ``period`` and its mean phase (0..1)."""
+    if len(coord) == 0:
+        return 0.0, 0.0
+    t = coord * np.float32(2 * np.pi / period)
+    c, s = float(np.dot(weight, np.cos(t))), float(np.dot(weight, np.sin(t)))
+    total = max(float(weight.sum()), 1e-9)
+    return math.hypot(c, s) / total, (math.atan2(s, c) / (2 * np.pi)) % 1.0
+
+
+def fit_lattice(lab: np.ndarray, keep: np.ndarray, rect: Rect, ppm: float, quarter_mm: float | None = None,
+                prior: Lattice | None = None, camera: CameraPlace | None = None,
+                height_mm: float = 0.0) -> Lattice | None:
+    """The half-block lattice on which the pieces' edges in the rectified zone agree most (mat mm), or None
+    when there are too few edges (an empty zone). ``prior``: a lattice fitted before (searched near it).
+    With ``camera``, edges are first taken back from where they are seen to where they lie at ``height_mm``
+    (stage 1's top), so the lattice is in the mat's true millimetres, not the view's."""
+    v, hz, wv, wh = _edge_points(lab, keep)
+    if camera is not None and height_mm > 0:
+        v = camera.unshift(v / ppm + (rect.x, rect.y), height_mm) - (rect.x, rect.y)
+        hz = camera.unshift(hz / ppm + (rect.x, rect.y), height_mm) - (rect.x, rect.y)
+        v, hz = v * ppm, hz * ppm
+    if len(v) < 40 or len(hz) < 40:
+        return None
+    rng = np.random.default_rng(0)
+    if len(v) > 1500:
+        pick = rng.choice(len(v), 1500, replace=False)
+        v, wv = v[pick], wv[pick]
+    if len(hz) > 1500:
+        pick = rng.choice(len(hz), 1500, replace=False)
+        hz, wh = hz[pick], wh[pick]
+    vm, hm = (v / ppm).astype(np.float32), (hz / ppm).astype(np.float32)  # mm within the rectified rect
+    wv, wh = wv.astype(np.float32), wh.astype(np.float32)
+
+    def score(angle: float, q: float) -> tuple[float, float, float]:
+        a = math.radians(angle)
+        ca, sa = math.cos(a), math.sin(a)
+        # Lattice axes turned by ``angle``: u = x cos + y sin (across vertical edges), w = -x sin + y cos.
+        rv, pv = _concentration(vm[:, 0] * ca + vm[:, 1] * sa, wv, q)
+        rh, ph = _concentration(-hm[:, 0] * sa + hm[:, 1] * ca, wh, q)
+        return rv + rh, pv, ph
+
+    q0 = quarter_mm if quarter_mm is not None else (prior.quarter_mm if prior is not None else 17.0)
+    angles = np.arange(-4.0, 4.01, 1.0) if prior is None else np.arange(prior.angle - 1, prior.angle + 1.01, 0.5)
+    best_angle = max(angles, key=lambda a: score(float(a), q0)[0])
+    q = q0
+    if quarter_mm is None:
+        lo, hi = QUARTER_MM_RANGE if prior is None else (prior.quarter_mm - 0.4, prior.quarter_mm + 0.4)
+        qs = np.arange(lo, hi + 1e-9, 0.2 if prior is None else 0.1)
+        q = float(max(qs, key=lambda qq: score(float(best_angle), float(qq))[0]))
+    angle, q, u0, w0 = _refine(vm, hm, wv, wh, float(best_angle), q, quarter_mm is None)
+    total = score(angle, q)[0]
+    a = math.radians(angle)
+    # The lattice corner nearest the rect's top-left, from (u0, w0) in turned coordinates.
+    u0, w0 = u0 % q, w0 % q
+    x0 = u0 * math.cos(a) - w0 * math.sin(a)
+    y0 = u0 * math.sin(a) + w0 * math.cos(a)
+    return Lattice((rect.x + x0, rect.y + y0), angle, q, total / 2)
+
+
+def _refine(vm: np.ndarray, hm: np.ndarray, wv: np.ndarray, wh: np.ndarray, angle: float, q: float,
+            free_period: bool) -> tuple[float, float, float, float]:
+    """Least squares on the edges near the lattice lines: each vertical edge at u = u0 + n q - d w, each
+    horizontal one at w = w0 + m q + d u (d: a further small turn), dropping edges off every line."""
+    a = math.radians(angle)
+    u0 = w0 = 0.0
+    for it in range(4):
+        ca, sa = math.cos(a), math.sin(a)
+        uv = vm[:, 0] * ca + vm[:, 1] * sa
+        wvv = -vm[:, 0] * sa + vm[:, 1] * ca
+        uh = hm[:, 0] * ca + hm[:, 1] * sa
+        wh_ = -hm[:, 0] * sa + hm[:, 1] * ca
+        if it == 0:
+            _, pu = _concentration(uv, wv, q)
+            _, pw = _concentration(wh_, wh, q)
+            u0, w0 = pu * q, pw * q
+        n = np.rint((uv - u0) / q)
+        m = np.rint((wh_ - w0) / q)
+        rv = uv - (u0 + n * q)
+        rh = wh_ - (w0 + m * q)
+        tol = 0.12 * q if it else 0.2 * q
+        kv, kh = np.abs(rv) < tol, np.abs(rh) < tol
+        if kv.sum() < 20 or kh.sum() < 20:
+            break
+        # Unknowns: u0, w0, q (or fixed), d.
+        rows_v = np.column_stack([np.ones(kv.sum()), np.zeros(kv.sum()), n[kv], -wvv[kv]])
+        rows_h = np.column_stack([np.zeros(kh.sum()), np.ones(kh.sum()), m[kh], uh[kh]])
+        amat = np.vstack([rows_v, rows_h])
+        rhs = np.concatenate([uv[kv], wh_[kh]])
+        wts = np.sqrt(np.concatenate([wv[kv], wh[kh]]))
+        if not free_period:
+            rhs = rhs - amat[:, 2] * q
+            amat = amat[:, [0, 1, 3]]
+        sol, *_ = np.linalg.lstsq(amat * wts[:, None], rhs * wts, rcond=None)
+        if free_period:
+            u0, w0, q, d = (float(v) for v in sol)
+        else:
+            u0, w0, d = (float(v) for v in sol)
+        # Turning the axes by d: the new coordinates of the same lattice.
+        a += d
+        u0, w0 = u0, w0
+    return math.degrees(a), q, u0, w0
+
+
+# --- one zone ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CellReading:
+    """One quarter cell as read: empty (``colour`` None) or a block colour, whether a gem icon shows, and the
+    confidence (0..1) of each; ``sure`` when all three are above their doubt."""
+
+    cell: Cell
+    colour: Colour | None
+    icon: bool
+    occupied_conf: float
+    colour_conf: float
+    icon_conf: float
+    sure: bool
+    centre_px: tuple[float, float] = (0.0, 0.0)  # in the frame, for pointing and drawing
+    icon_score: float = 0.0  # the measure behind ``icon``: centre lightness over the block's (CIELAB L)
+    coloured_share: float = 0.0  # the measure behind occupancy: share of the cell's pixels that are coloured
+
+    def to_json(self) -> dict[str, object]:
+        return {"cell": list(self.cell), "colour": self.colour.value if self.colour else None, "icon": self.icon,
+                "sure": self.sure, "occupied": round(self.occupied_conf, 3), "colour_conf": round(self.colour_conf, 3),
+                "icon_conf": round(self.icon_conf, 3), "centre": [round(v, 1) for v in self.centre_px]}
+
+
+@dataclass(frozen=True)
+class PyramidReading:
+    """A pyramid zone as read: its quarter cells (every cell of the lattice inside the zone), the lattice,
+    whether the cells are in the engine's coordinates of the recorded pyramid (``aligned``) and problems."""
+
+    zone: str
+    seat: int
+    cells: tuple[CellReading, ...]
+    lattice: Lattice | None
+    aligned: bool = False
+    problems: tuple[str, ...] = ()
+    camera: CameraPlace | None = field(default=None, compare=False)
+
+    def view(self) -> dict[Cell, tuple[Colour, bool]]:
+        """The occupied cells as read (sure or not): cell -> (colour, icon shows)."""
+        return {c.cell: (c.colour, c.icon) for c in self.cells if c.colour is not None}
+
+    def unsure(self) -> tuple[Cell, ...]:
+        return tuple(c.cell for c in self.cells if not c.sure)
+
+    def cell(self, cell: Cell) -> CellReading | None:
+        return next((c for c in self.cells if c.cell == cell), None)
+
+    def shifted(self, dx: int, dy: int, aligned: bool = True) -> PyramidReading:
+        """The reading with every cell index moved by (dx, dy) (onto the engine's coordinates)."""
+        cells = tuple(replace(c, cell=(c.cell[0] + dx, c.cell[1] + dy)) for c in self.cells)
+        return replace(self, cells=cells, aligned=aligned)
+
+
+def _grown(zone: Zone, size: tuple[float, float]) -> Rect:
+    r = zone.rect
+    x0, y0 = max(0.0, r.x - MARGIN_MM), max(0.0, r.y - MARGIN_MM)
+    x1, y1 = min(size[0], r.x + r.w + MARGIN_MM), min(size[1], r.y + r.h + MARGIN_MM)
+    return Rect(x0, y0, x1 - x0, y1 - y0)
+
+
+def _rectify(image: np.ndarray, fit: MatFit, rect: Rect, ppm: float) -> np.ndarray:
+    s = np.array([[ppm, 0, -ppm * rect.x], [0, ppm, -ppm * rect.y], [0, 0, 1]], np.float64)
+    size = (max(1, round(rect.w * ppm)), max(1, round(rect.h * ppm)))
+    return cv2.warpPerspective(image, s @ fit.image_to_mat, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _printed_mask(zone: Zone, rect: Rect, ppm: float, shape: tuple[int, int]) -> np.ndarray:
+    """True where nothing is printed: the zone's line and its outlines are left out of the lattice fit."""
+    keep = np.full(shape, 255, np.uint8)
+    width = max(1, round(3.0 * ppm))
+
+    def box(r: Rect) -> None:
+        p0 = (round((r.x - rect.x) * ppm), round((r.y - rect.y) * ppm))
+        p1 = (round((r.x + r.w - rect.x) * ppm), round((r.y + r.h - rect.y) * ppm))
+        cv2.rectangle(keep, p0, p1, 0, width)
+
+    box(zone.rect)
+    for o in zone.outlines:
+        box(o.rect)
+    return keep > 0
+
+
+def _white_gains(rect_img: np.ndarray, zone: Zone, rect: Rect, ppm: float) -> np.ndarray:
+    """Per-channel gains that bring the mat's paper beside the zone (right and below it) to PAPER_LEVEL."""
+    r = zone.rect
+    strips = [Rect(r.x + r.w + 4, r.y, min(6.0, rect.x + rect.w - (r.x + r.w + 4)), r.h),
+              Rect(r.x, r.y + r.h + 3, r.w, min(7.0, rect.y + rect.h - (r.y + r.h + 3)))]
+    px = []
+    for s in strips:
+        if s.w <= 1 or s.h <= 1:
+            continue
+        x0, y0 = round((s.x - rect.x) * ppm), round((s.y - rect.y) * ppm)
+        x1, y1 = round((s.x + s.w - rect.x) * ppm), round((s.y + s.h - rect.y) * ppm)
+        px.append(rect_img[y0:y1, x0:x1].reshape(-1, 3))
+    if not px:
+        return np.ones(3, np.float32)
+    allp = np.concatenate(px).astype(np.float32)
+    bright = allp.sum(axis=1)
+    # Paper is the brightest thing there: leave out shadows, a hand, a piece over the line.
+    allp = allp[bright >= np.percentile(bright, 40)]
+    white = np.median(allp, axis=0)
+    return (PAPER_LEVEL / np.maximum(white, 8.0)).astype(np.float32)
+
+
+def _window_offsets(q_px: float, half: float, step: float = 2.0) -> np.ndarray:
+    """Sample offsets (pixels) of a square window of half-size ``half`` quarter cells."""
+    n = max(2, int(2 * half * q_px / step))
+    g = (np.arange(n) + 0.5) / n * 2 - 1
+    xx, yy = np.meshgrid(g * half * q_px, g * half * q_px)
+    return np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def _sample(lab: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Bilinear samples of ``lab`` at pixel points (..., 2) -> (..., 3)."""
+    shape = pts.shape[:-1]
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    mapx = flat[:, 0].reshape(1, -1)
+    mapy = flat[:, 1].reshape(1, -1)
+    out = cv2.remap(lab, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(*shape, 3)
+
+
+def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette: Palette) -> dict[str, np.ndarray]:
+    """Per cell: share of coloured pixels, the winning hue and its share, its mean hue distance (degrees),
+    and the icon score (the centre's lightness over the block's own, in CIELAB L)."""
+    win = _window_offsets(q_px, 0.40)
+    disc_all = _window_offsets(q_px, 0.22, 1.5)
+    disc = disc_all[np.hypot(disc_all[:, 0], disc_all[:, 1]) <= 0.22 * q_px]
+    s = _sample(lab, centres_px[:, None, :] + win[None, :, :])  # (N, W, 3)
+    d = _sample(lab, centres_px[:, None, :] + disc[None, :, :])
+    chroma = np.hypot(s[:, :, 1], s[:, :, 2])
+    coloured = chroma > COLOURED_CHROMA
+    share = coloured.mean(axis=1)
+    hue = np.arctan2(s[:, :, 2], s[:, :, 1])
+    ref = palette.hues()
+    diff = np.abs((hue[:, :, None] - ref[None, None, :] + np.pi) % (2 * np.pi) - np.pi)  # (N, W, 5)
+    nearest = np.argmin(diff, axis=2)
+    onehot = (nearest[:, :, None] == np.arange(len(COLOURS))[None, None, :]) & coloured[:, :, None]
+    votes = onehot.sum(axis=1).astype(np.float64)
+    winner = np.argmax(votes, axis=1)
+    n_col = np.maximum(coloured.sum(axis=1), 1)
+    win_share = votes[np.arange(len(winner)), winner] / n_col
+    mine = onehot[np.arange(len(winner)), :, winner]  # (N, W): pixels of the winning colour
+    mine_n = np.maximum(mine.sum(axis=1), 1)
+    hue_dist = np.degrees((diff[np.arange(len(winner)), :, winner] * mine).sum(axis=1) / mine_n)
+    hue_dist = np.where(mine.any(axis=1), hue_dist, 180.0)
+    # The block's own lightness: the lower quartile of its pixels of the winning colour (an icon is lighter,
+    # and covers less than half the window; the block's art darkens only a thin band).
+    ls = np.sort(np.where(mine, s[:, :, 0], np.inf), axis=1)
+    quart = np.minimum((mine_n * 0.25).astype(int), ls.shape[1] - 1)
+    block_l = np.where(mine.any(axis=1), ls[np.arange(len(winner)), quart], np.median(s[:, :, 0], axis=1))
+    icon = np.median(d[:, :, 0], axis=1) - block_l
+    return {"share": share, "winner": winner, "win_share": win_share, "hue_dist": hue_dist, "icon": icon}
+
+
+def _conf(x: np.ndarray, at: float, doubt: float) -> np.ndarray:
+    """0.5 at the threshold, 1 beyond the doubt band, linear between."""
+    return np.clip(0.5 + 0.5 * np.abs(x - at) / max(doubt, 1e-9), 0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A zone rectified and white-balanced once, to be sampled as often as needed (CIELAB, float)."""
+
+    view: ZoneView
+    rect: Rect
+    lab: np.ndarray
+    camera: CameraPlace
+    gains: np.ndarray
+
+
+def prepare(image: np.ndarray, view: ZoneView, focal_px: float | None = None,
+            camera: CameraPlace | None = None) -> Prepared:
+    """The zone (with its margin) rectified at PX_PER_MM and white-balanced on the paper beside it."""
+    fit, zone = view.fit, view.zone
+    rect = _grown(zone, fit.mat.size)
+    img = _rectify(image, fit, rect, PX_PER_MM)
+    gains = _white_gains(img, zone, rect, PX_PER_MM)
+    balanced = np.clip(img.astype(np.float32) * (gains / 255.0)[None, None, :], 0, 1)
+    lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
+    return Prepared(view, rect, lab, camera or camera_place(fit, focal_px), gains)
+
+
+def lattice_of(prep: Prepared, quarter_mm: float | None = None, thickness_mm: float = THICKNESS_MM,
+               prior: Lattice | None = None) -> Lattice | None:
+    keep = _printed_mask(prep.view.zone, prep.rect, PX_PER_MM, (prep.lab.shape[0], prep.lab.shape[1]))
+    return fit_lattice(prep.lab, keep, prep.rect, PX_PER_MM, quarter_mm, prior, prep.camera, thickness_mm)
+
+
+def read_cells(prep: Prepared, lattice: Lattice | None, palette: Palette, *, seat: int,
+               stages: Mapping[Cell, int] | None = None, default_stage: int = 1,
+               thickness_mm: float = THICKNESS_MM) -> PyramidReading:
+    """Every lattice cell of the zone read at its stage's height (``stages`` in this lattice's indices)."""
+    zone, fit, rect = prep.view.zone, prep.view.fit, prep.rect
+    if lattice is None:
+        return PyramidReading(zone.key, seat, (), None, camera=prep.camera)
+    q = lattice.quarter_mm
+    inv = _lattice_inverse(lattice, np.array(rect.corners()))
+    i0, j0 = np.floor(inv.min(axis=0)).astype(int)
+    i1, j1 = np.ceil(inv.max(axis=0)).astype(int)
+    jj, ii = np.mgrid[j0:j1 + 1, i0:i1 + 1]
+    ij = np.column_stack([ii.ravel(), jj.ravel()]).astype(np.float64)
+    centres_mm = lattice.to_mat(ij + 0.5)
+    r = zone.rect
+    m = 0.3 * q  # a cell whose centre is inside the zone grown by this (a pyramid a little over its line)
+    inside = ((centres_mm[:, 0] > r.x - m) & (centres_mm[:, 0] < r.x + r.w + m)
+              & (centres_mm[:, 1] > r.y - m) & (centres_mm[:, 1] < r.y + r.h + m))
+    ij, centres_mm = ij[inside], centres_mm[inside]
+    cells = [(int(i), int(j)) for i, j in ij]
+    given = stages or {}
+    heights = np.array([given.get(c, default_stage) * thickness_mm for c in cells])
+    cam = prep.camera
+    nadir = np.asarray(cam.nadir)
+    h = np.minimum(heights, cam.height_mm * 0.5)[:, None]
+    seen_mm = centres_mm + (centres_mm - nadir) * (h / (cam.height_mm - h))
+    seen_px = (seen_mm - (rect.x, rect.y)) * PX_PER_MM - 0.5
+    f = _cell_features(prep.lab, seen_px, q * PX_PER_MM, palette)
+    share = f["share"]
+    occ = share >= (EMPTY_SHARE + BLOCK_SHARE) / 2
+    occ_conf = np.where((share >= BLOCK_SHARE) | (share <= EMPTY_SHARE), 1.0,
+                        0.5 + 0.5 * np.abs(share - (EMPTY_SHARE + BLOCK_SHARE) / 2) / ((BLOCK_SHARE - EMPTY_SHARE) / 2))
+    colour_conf = np.clip(f["win_share"], 0, 1) * np.where(f["hue_dist"] > HUE_FAR, 0.5, 1.0)
+    icon = f["icon"] > ICON_AT
+    icon_conf = _conf(f["icon"], ICON_AT, ICON_DOUBT)
+    frame_pts = fit.mat_to_frame(seen_mm) if len(seen_mm) else np.zeros((0, 2))
+    out = []
+    for n, c in enumerate(cells):
+        centre = (float(frame_pts[n, 0]), float(frame_pts[n, 1]))
+        if occ[n]:
+            sure = bool(occ_conf[n] >= 1.0 and f["win_share"][n] >= HUE_SURE and f["hue_dist"][n] <= HUE_FAR
+                        and icon_conf[n] >= 1.0)
+            out.append(CellReading(c, COLOURS[int(f["winner"][n])], bool(icon[n]), float(occ_conf[n]),
+                                   float(colour_conf[n]), float(icon_conf[n]), sure, centre, float(f["icon"][n]),
+                                   float(share[n])))
+        else:
+            out.append(CellReading(c, None, False, float(occ_conf[n]), 1.0, 1.0, bool(occ_conf[n] >= 1.0), centre,
+                                   float(f["icon"][n]), float(share[n])))
+    problems = []
+    if lattice.agreement < 0.35:
+        problems.append(f"the dominoes' edges do not line up on one grid (agreement {lattice.agreement:.2f}): "
+                        "is a domino lying crooked?")
+    return PyramidReading(zone.key, seat, tuple(out), lattice, problems=tuple(problems), camera=cam)
+
+
+def read_zone(image: np.ndarray, view: ZoneView, palette: Palette | None = None, *, seat: int | None = None,
+              stages: Mapping[Cell, int] | None = None, default_stage: int = 1, quarter_mm: float | None = None,
+              thickness_mm: float = THICKNESS_MM, lattice: Lattice | None = None,
+              focal_px: float | None = None) -> PyramidReading:
+    """Read one pyramid zone in its own lattice. ``stages`` (in this lattice's cell indices): the stage each
+    recorded cell shows, so that it is sampled at its height; other cells at ``default_stage``."""
+    prep = prepare(image, view, focal_px)
+    lat = lattice or lattice_of(prep, quarter_mm, thickness_mm)
+    seat = seat if seat is not None else (view.zone.seat or 1) - 1
+    return read_cells(prep, lat, palette or Palette.nominal(), seat=seat, stages=stages, default_stage=default_stage,
+                      thickness_mm=thickness_mm)
+
+
+def _lattice_inverse(lattice: Lattice, pts_mm: np.ndarray) -> np.ndarray:
+    a = math.radians(lattice.angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return ((np.asarray(pts_mm) - np.asarray(lattice.origin)) @ rot) / lattice.quarter_mm
+
+
+# --- onto the engine's coordinates ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Alignment:
+    """The translation from a reading's lattice cells to the engine's quarter cells, and how well it fits:
+    ``agree`` recorded cells read as recorded, ``disagree`` read otherwise (a new domino covers at most 8),
+    ``runner_up`` the next best translation's score."""
+
+    dx: int
+    dy: int
+    agree: int
+    disagree: int
+    runner_up: int
+
+
+def align(reading: PyramidReading, known: Known) -> Alignment | None:
+    """The translation that lays ``reading`` over the recorded top view ``known`` best (None if nothing is
+    recorded or read). Every translation that keeps the two overlapping is scored by recorded cells read
+    as recorded minus those read otherwise."""
+    seen = reading.view()
+    if not known or not seen:
+        return None
+    codes = {(c, i): n + 1 for n, (c, i) in enumerate((c, i) for c in COLOURS for i in (False, True))}
+    sx = np.array([c[0] for c in seen])
+    sy = np.array([c[1] for c in seen])
+    x0, y0 = int(sx.min()), int(sy.min())
+    grid = np.zeros((int(sy.max()) - y0 + 1, int(sx.max()) - x0 + 1), np.int16)
+    for c, v in seen.items():
+        grid[c[1] - y0, c[0] - x0] = codes[v]
+    kc = np.array(list(known))
+    kv = np.array([codes[(v[0], v[1])] for v in known.values()])
+    # Translations (dx, dy): engine cell = reading cell + (dx, dy).
+    dxs = np.arange(int(kc[:, 0].min()) - int(sx.max()) - 1, int(kc[:, 0].max()) - x0 + 2)
+    dys = np.arange(int(kc[:, 1].min()) - int(sy.max()) - 1, int(kc[:, 1].max()) - y0 + 2)
+    ddx, ddy = np.meshgrid(dxs, dys)
+    ddx, ddy = ddx.ravel(), ddy.ravel()
+    gx = kc[None, :, 0] - ddx[:, None] - x0
+    gy = kc[None, :, 1] - ddy[:, None] - y0
+    ok = (gx >= 0) & (gx < grid.shape[1]) & (gy >= 0) & (gy < grid.shape[0])
+    got = np.where(ok, grid[np.clip(gy, 0, grid.shape[0] - 1), np.clip(gx, 0, grid.shape[1] - 1)], 0)
+    agree = (got == kv[None, :]).sum(axis=1)
+    score = 2 * agree - len(known)
+    order = np.argsort(-score, kind="stable")
+    top = int(order[0])
+    runner = int(score[order[1]]) if len(order) > 1 else -len(known)
+    return Alignment(int(ddx[top]), int(ddy[top]), int(agree[top]), len(known) - int(agree[top]), runner)
+
+
+class PyramidReader:
+    """Reads a player's pyramid with what is recorded of it: the lattice searched near the one fitted before,
+    the reading aligned onto the engine's quarter cells and sampled again at the recorded stages' heights."""
+
+    def __init__(self, palette: Palette | None = None, *, quarter_mm: float | None = None,
+                 thickness_mm: float = THICKNESS_MM, focal_px: float | None = None) -> None:
+        self.palette = palette or Palette.nominal()
+        self.quarter_mm = quarter_mm
+        self.thickness_mm = thickness_mm
+        self.focal_px = focal_px
+        self.lattices: dict[str, Lattice] = {}
+
+    def read(self, image: np.ndarray, view: ZoneView, known: Known | None = None, stage: int = 1,
+             seat: int | None = None) -> PyramidReading:
+        """The pyramid in ``view``; with ``known`` (the recorded top view with stages, in engine quarter cells)
+        the cells come back in the engine's coordinates (``aligned``). ``stage``: the stage being built."""
+        seat = seat if seat is not None else (view.zone.seat or 1) - 1
+        prep = prepare(image, view, self.focal_px)
+        lattice = lattice_of(prep, self.quarter_mm, self.thickness_mm, self.lattices.get(view.zone.key))
+        if lattice is not None and lattice.agreement >= 0.5:
+            self.lattices[view.zone.key] = lattice
+        first = read_cells(prep, lattice, self.palette, seat=seat, default_stage=stage if known else 1,
+                           thickness_mm=self.thickness_mm)
+        if not known or lattice is None:
+            return first
+        a = align(first, known)
+        if a is None:
+            return first
+        problems = list(first.problems)
+        if a.disagree > 8 + len(first.unsure()) or a.runner_up >= 2 * a.agree - len(known):
+            problems.append(f"the pyramid seen does not lie over the recorded one ({a.agree} of {len(known)} "
+                            "quarter cells agree): has it been moved?")
+        stages = {(c[0] - a.dx, c[1] - a.dy): v[2] for c, v in known.items()}
+        second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=stage,
+                            thickness_mm=self.thickness_mm)
+        return replace(second.shifted(a.dx, a.dy), problems=tuple(problems) + second.problems)
+
+
+def measure_cells(reading: PyramidReading, truth: Mapping[Cell, tuple[Colour, bool]], image: np.ndarray,
+                  view: ZoneView) -> dict[Colour, tuple[float, float, float]]:
+    """Teaching: the median CIELAB of the cells of each colour named by the players (``truth``: cell -> colour,
+    icon), plain cells only, as the palette's new value."""
+    fit, zone = view.fit, view.zone
+    rect = _grown(zone, fit.mat.size)
+    img = _rectify(image, fit, rect, PX_PER_MM)
+    gains = _white_gains(img, zone, rect, PX_PER_MM)
+    lab = cv2.cvtColor(np.clip(img.astype(np.float32) * gains / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+    per: dict[Colour, list[np.ndarray]] = {}
+    for c in reading.cells:
+        t = truth.get(c.cell)
+        if t is None or t[1]:
+            continue
+        p = (np.array(fit.frame_to_mat([c.centre_px])[0]) - (rect.x, rect.y)) * PX_PER_MM - 0.5
+        win = _window_offsets(reading.lattice.quarter_mm * PX_PER_MM if reading.lattice else 34.0, 0.3)
+        per.setdefault(t[0], []).append(_sample(lab, (p[None, :] + win)[None])[0])
+    return {col: tuple(float(v) for v in np.median(np.concatenate(s), axis=0)) for col, s in per.items()}  # type: ignore[misc]
