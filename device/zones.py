@@ -80,6 +80,9 @@ def register(subparsers: Any) -> None:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--size", default="1280x960", help="frame size WxH (default 1280x960)")
     ev.add_argument("--out", type=Path, metavar="CSV", help="write the figures as CSV")
+    ev.add_argument("--advice", action="store_true",
+                    help="only the camera advice: each game's table straight down at 1280x960 and 2304x1296, "
+                    "pixels per mm and the smallest piece in pixels")
     ev.set_defaults(func=eval_command)
 
 
@@ -216,8 +219,15 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def eval_command(args: argparse.Namespace) -> int:
-    from vision.mat_render import CONDITIONS, evaluate
+    from vision.mat_render import CONDITIONS, camera_advice, evaluate
 
+    if args.advice:
+        print("camera advice: every sheet of a 2-player game, straight down, the table filling 90% of the frame")
+        for row in camera_advice():
+            print(f"  {row['game']:12s} table {row['table_mm']} mm, {row['frame']}: {row['px_per_mm']} px/mm, "
+                  f"a {row['smallest_piece']} is {row['smallest_piece_px']} px ({row['located']}/{row['sheets']} "
+                  "sheets located)")
+        return 0
     if args.frames < 1:
         raise UsageError(f"--frames {args.frames}: at least 1")
     size = _size(args.size)

@@ -298,3 +298,15 @@ def test_companion_calibrate_on_an_image(tmp_path: Path, capsys: pytest.CaptureF
     assert main([*argv, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["colours"]["pieces"]["die"]["taught"] == ["white"] and not report["ready"]
+
+
+def test_camera_advice_measures_each_tables_scale() -> None:
+    from vision.mat_render import camera_advice
+
+    rows = camera_advice(((640, 480),))
+    assert [r["game"] for r in rows] == ["pyradice", "pyramido", "dicetreasure"]
+    assert all(r["located"] == r["sheets"] for r in rows)
+    pyradice, pyramido, _ = rows
+    # Half the 1280-wide frame's pixels per mm (2.06 there); the larger Pyramido table is seen smaller.
+    assert 0.9 < pyradice["px_per_mm"] < 1.1 and pyramido["px_per_mm"] < pyradice["px_per_mm"]
+    assert pyradice["smallest_piece_px"] == pytest.approx(16 * pyradice["px_per_mm"], abs=0.1)

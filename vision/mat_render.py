@@ -443,3 +443,33 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
         "mats_over_1mm_silent": silent,
         "worst_frame_median_mm": max(per_frame) if per_frame else math.nan,
     }
+
+
+def camera_advice(sizes: Sequence[tuple[int, int]] = ((1280, 960), (2304, 1296)), players: int = 2,
+                  fill: float = 0.9) -> list[dict[str, Any]]:
+    """For each game's table (every sheet for ``players``, laid out as :func:`table_layout` does) and frame size:
+    the table's extent, and the pixels per mm and smallest piece's size in pixels that :func:`locate` measures
+    on a straight-down frame where the table fills ``fill`` of the frame."""
+    from vision.registration import SMALLEST_PIECE_MM
+
+    out = []
+    finder = MarkerFinder()
+    for game in ("pyradice", "pyramido", "dicetreasure"):
+        sheets = mats(game, players)
+        placed = table_layout(sheets, np.random.default_rng(0), jitter=0.0)
+        corners = np.concatenate([
+            cv2.perspectiveTransform(np.array([[(0, 0), (pm.mat.size[0], 0), pm.mat.size, (0, pm.mat.size[1])]],
+                                              np.float64), pm.to_table())[0] for pm in placed])
+        extent = corners.max(axis=0) - corners.min(axis=0)
+        for size in sizes:
+            scene = render_mats(np.random.default_rng(0), placed, size, ViewStyle(fill=fill, blur=0.5, noise=2.0))
+            reg = locate(scene.image, game, players, finder)
+            scales = [f.px_per_mm() for f in reg.fits]
+            piece, piece_mm = SMALLEST_PIECE_MM[game]
+            out.append({
+                "game": game, "players": players, "sheets": len(sheets), "located": len(reg.fits),
+                "table_mm": f"{extent[0]:.0f} x {extent[1]:.0f}", "frame": f"{size[0]}x{size[1]}",
+                "px_per_mm": round(min(scales), 2) if scales else None,
+                "smallest_piece": piece, "smallest_piece_px": round(min(scales) * piece_mm, 1) if scales else None,
+            })
+    return out

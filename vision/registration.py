@@ -62,7 +62,7 @@ INSIDE_MIN = 0.995
 #: Smallest piece each game's readers must see, and the fewest pixels across they need for it.
 SMALLEST_PIECE_MM: dict[str, tuple[str, float]] = {
     "pyradice": ("die", 16.0),
-    "pyramido": ("gem icon (a quarter of a block)", 20.0),
+    "pyramido": ("gem icon (a quarter of a 35 mm block)", 17.5),
     "dicetreasure": ("die", 16.0),
 }
 MIN_PIECE_PX = 16.0
