@@ -141,8 +141,8 @@ def random_view(rng: np.random.Generator, max_tilt: float = 30.0, cover: int = 0
     return ViewStyle(
         tilt=float(rng.uniform(0, max_tilt)),
         azimuth=float(rng.uniform(0, 360)),
-        # Cameras are mounted square to the table, any way round, give or take a little.
-        roll=float(90 * rng.integers(0, 4) + rng.uniform(-15, 15)),
+        # Cameras are mounted with the frame's long side along the table's, either way round, give or take 15°.
+        roll=float(180 * rng.integers(0, 2) + rng.uniform(-15, 15)),
         fill=float(rng.uniform(0.75, 0.92)),
         light=float(rng.uniform(0.1, 0.5)),
         light_direction=float(rng.uniform(0, 360)),
