@@ -604,10 +604,14 @@ class Alignment:
 
 
 def align(reading: PyramidReading, known: Known) -> Alignment | None:
-    """The translation that lays ``reading`` over the recorded top view ``known`` best (None if nothing is
-    recorded or read). Every translation that keeps the two overlapping is scored by recorded cells read
-    as recorded minus those read otherwise."""
-    seen = reading.view()
+    """The translation that lays ``reading`` over the recorded top view ``known`` best (see :func:`align_view`)."""
+    return align_view(reading.view(), known)
+
+
+def align_view(seen: Mapping[Cell, tuple[Colour, bool]], known: Known) -> Alignment | None:
+    """The translation that lays a top view ``seen`` (cell -> colour, icon) over the recorded top view
+    ``known`` best (None if nothing is recorded or seen). Every translation that keeps the two overlapping
+    is scored by recorded cells seen as recorded minus those seen otherwise."""
     if not known or not seen:
         return None
     codes = {(c, i): n + 1 for n, (c, i) in enumerate((c, i) for c in COLOURS for i in (False, True))}
