@@ -275,7 +275,13 @@ async function onSnapshot(s) {
   } else if (!s.game) {
     legal = null;
   }
-  const v = await ensureView(s.game);
+  let v;
+  try {
+    v = await ensureView(s.game);
+  } catch (err) {
+    showError("pairing", `the page for ${s.game ? s.game.title : "this game"} could not be loaded (${err.message || err}); reload the page`);
+    return;
+  }
   if (mine !== fetchSeq) return;
   if (v.module) {
     try {
