@@ -18,6 +18,10 @@ export function mount(root, ctx) {
   turn.appendChild(status);
   const problems = el("div", {id: "table-problems"});
   turn.appendChild(problems);
+  // A reading that waits for the players (camera games): accept it as read, or fix the table.
+  const accept = el("button", {id: "accept", type: "button", hidden: true}, "Accept as read");
+  turn.appendChild(accept);
+  turn.appendChild(el("div", {class: "errors", "data-slot": "accept", "aria-live": "assertive"}));
   const last = el("p", {id: "last-action", class: "hint"});
   turn.appendChild(last);
   const hint = el("p", {id: "hint", class: "hint"});
@@ -80,6 +84,7 @@ export function mount(root, ctx) {
   example.addEventListener("click", () => { chanceInput.value = chanceInput.dataset.example || ""; chanceInput.focus(); });
   filter.addEventListener("input", () => applyFilter());
   undo.addEventListener("click", () => ctx.post("/api/undo", {}, "turn-undo"));
+  accept.addEventListener("click", () => ctx.post("/api/confirm", {}, "accept"));
   parts = {root, status, problems, last, hint, chance, chanceLabel, chanceInput, filter, groups, table, pre, details,
     legalKey: null, chanceKey: null};
 }
@@ -215,6 +220,7 @@ export function render(s, ctx) {
   parts.status.textContent = statusLine(game);
   parts.problems.replaceChildren();
   for (const p of (s.table && s.table.problems) || []) parts.problems.appendChild(ctx.el("p", {class: "warning"}, p));
+  parts.root.querySelector("#accept").hidden = !(s.table && s.table.pending);
   const acts = game.actions || [];
   const last = acts.length ? acts[acts.length - 1] : null;
   parts.last.textContent = last ? `Last: ${last.words || last.text}` : "No action yet.";
