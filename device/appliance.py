@@ -171,7 +171,8 @@ class Appliance:
             self.session,
             StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
                             motion_delta=config.stability.motion_delta,
-                            agree_frames=config.stability.agree_frames),
+                            agree_frames=config.stability.agree_frames,
+                            motion_frames=config.stability.motion_frames, cover_share=config.stability.cover_share),
             reader,
             self.hub,
             players_answer=isinstance(source, ReplaySource),  # the demo: nobody at the table to answer
@@ -181,7 +182,11 @@ class Appliance:
             self.camera = Camera(source, lost_after_s=config.camera.lost_after_s,
                                  reconnect_min_s=config.camera.reconnect_min_s,
                                  reconnect_max_s=config.camera.reconnect_max_s,
-                                 on_status=self._camera_status)
+                                 on_status=self._camera_status, stuck_after_s=config.camera.stuck_after_s,
+                                 max_frame_pixels=config.camera.max_frame_pixels,
+                                 max_frame_bytes=config.camera.max_frame_bytes)
+            if resumed and isinstance(source, ReplaySource):
+                self._resume_recording(source)
             self.session.set_camera("starting", f"opening {source.name}", source=source.name)
         else:
             self.session.set_camera("none", "no camera: offline scorekeeper", source=None)
@@ -200,6 +205,17 @@ class Appliance:
             log.error("the configured game cannot be set up: %s", exc)
             self.session.setup_problem = f"the configured game cannot be set up: {exc}; set up a game on the page"
             self.session.publish()
+
+    def _resume_recording(self, source: ReplaySource) -> None:
+        """A restart on the recording of the running game plays on after the last frame the log holds."""
+        record, recording = self.session.record, source.recording
+        if record is None or record.finished is not None or record.game != recording.game \
+                or tuple(record.players) != tuple(recording.players):
+            return
+        last = self.log.last_frame(record.id)
+        if last is not None:
+            source.seek(last + 1)
+            log.info("resuming game %s at frame %d of %s", record.id, last + 1, source.name)
 
     def _finished(self) -> bool:
         snap = self.session.snapshot()
@@ -274,12 +290,14 @@ class Appliance:
         if self.restart_on_loop and self.session.record is not None:
             self.pipeline.script_game = self.session.record.id  # the demo's own game
         seq = 0
-        last_frame = time.monotonic()
+        last_frame = last_usable = time.monotonic()
         lost_after = self.config.camera.lost_after_s
         last_index = -1
         fps_count, fps_since = 0, time.monotonic()
         while not self._stop.is_set():
-            self.notifier.watchdog()
+            # A camera thread that is stuck and cannot be restarted starves the watchdog: systemd restarts us.
+            if self.camera is None or self.camera.supervise():
+                self.notifier.watchdog()
             if self.camera is None:
                 self._stop.wait(0.5)
                 continue
@@ -305,12 +323,18 @@ class Appliance:
                 self.session.new_game(record.players, record.options, game=record.game, mode=record.mode)
                 self.pipeline.script_game = self.session.record.id
             last_index = frame.index
-            if self.session.camera["status"] != "ok":
-                self.session.set_camera("ok", self.camera.source.name)
             try:
-                self.pipeline.process(frame, inputs)
+                result = self.pipeline.process(frame, inputs)
             except Exception:  # one bad frame or reading must not stop the appliance
                 log.exception("frame %s could not be processed", frame.index)
+                continue
+            # Frames with no usable picture (lens cap, lights out, noise, corrupt files) are a lost camera too.
+            if result.tracking != "bad":
+                last_usable = last_frame
+                if self.session.camera["status"] != "ok" and not self.camera.ended:
+                    self.session.set_camera("ok", self.camera.source.name)
+            elif last_frame - last_usable > lost_after and self.session.camera["status"] in ("ok", "starting"):
+                self.session.set_camera("lost", f"no usable frame for {lost_after:g} s ({result.problem})")
         self.notifier.stopping()
 
     def stop(self) -> None:

@@ -8,7 +8,15 @@ recorded pace or as fast as possible).
 :class:`Camera` is the one owner: its thread opens the source, reads frames, and keeps only the latest,
 which others take through a condition variable. When the source fails it reports ``lost`` at once,
 closes it and reopens it with exponential back-off; frames from a replay can carry scripted player
-inputs, which are queued so that none is lost when frames are skipped.
+inputs, which are queued so that none is lost when frames are skipped. A source that is *lossless* (a
+replay played as fast as possible) hands over every frame: the thread waits until the consumer took
+the last one, so it cannot outrun the main loop. A driver whose ``read()`` never returns is found by
+:meth:`Camera.supervise` (called from the main loop): the stuck thread is abandoned and a new one
+opens the source again, at most ``max_restarts`` times in a row; after that the camera is *dead* and
+the main loop stops feeding the systemd watchdog, which restarts the whole service.
+
+Frames are refused before they are decoded when their file or their header says they are larger than
+``max_frame_pixels`` / ``max_frame_bytes`` (a 20000 x 20000 frame would take gigabytes).
 """
 
 from __future__ import annotations
@@ -31,6 +39,11 @@ from device.errors import CameraError, UsageError
 log = logging.getLogger(__name__)
 
 
+#: The largest frame accepted, unless the configuration says otherwise ([camera] in companion.toml).
+MAX_FRAME_PIXELS = 4096 * 3072
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Frame:
     """One picture from a source. ``index`` counts frames of the source; ``truth`` and ``inputs`` come only
@@ -45,6 +58,10 @@ class Frame:
 
 class FrameSource(ABC):
     name: str = "source"
+    #: Every frame must reach the consumer (a fast replay); a live camera keeps only the latest.
+    lossless: bool = False
+    max_frame_pixels: int = MAX_FRAME_PIXELS
+    max_frame_bytes: int = MAX_FRAME_BYTES
 
     @abstractmethod
     def open(self) -> None:
@@ -175,6 +192,11 @@ class ReplaySource(FrameSource):
         self._cache: tuple[str, np.ndarray | None] | None = None
         self.loop_pause_s = 0.0 if fast else loop_pause_s
         self._paused_until: float | None = None
+        self.lossless = fast
+
+    def seek(self, position: int) -> None:
+        """Play on from frame ``position`` (a restart resumes where the event log stands)."""
+        self._position = self.start = max(0, min(position, len(self)))
 
     def open(self) -> None:
         self._t0 = time.monotonic() - (self.recording.frames[self._position].t if self._position < len(self) else 0)
@@ -215,7 +237,8 @@ class ReplaySource(FrameSource):
         # Still frames of a recording share one file; decode it once.
         if self._cache is not None and self._cache[0] == name:
             return self._cache[1]
-        image = read_frame_file(self.recording.root / name)
+        image = read_frame_file(self.recording.root / name, max_pixels=self.max_frame_pixels,
+                                max_bytes=self.max_frame_bytes)
         self._cache = (name, image)
         return image
 
@@ -223,12 +246,60 @@ class ReplaySource(FrameSource):
         pass
 
 
-def read_frame_file(path: Path) -> np.ndarray | None:
-    """A recorded frame as BGR, or None for a missing, truncated or unreadable file (a bad frame, which the
-    stability filter ignores). The file is checked before the decoder sees it: libjpeg would print a warning
-    on the console and decode a truncated JPEG half grey."""
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header or a PNG's IHDR, without decoding; None if not found."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        length = int.from_bytes(data[i + 2:i + 4], "big")
+        # SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC): height, then width
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+        if marker == 0xDA or length < 2:
+            return None
+        i += 2 + length
+    return None
+
+
+def frame_too_large(data: bytes, *, max_pixels: int = MAX_FRAME_PIXELS, max_bytes: int = MAX_FRAME_BYTES) -> str | None:
+    """Why a frame file must not be decoded (None: it may be)."""
+    if len(data) > max_bytes:
+        return f"the file has {len(data)} bytes, more than {max_bytes}"
+    size = image_size(data)
+    if size is not None and size[0] * size[1] > max_pixels:
+        return f"the frame is {size[0]} x {size[1]} pixels, more than {max_pixels}"
+    return None
+
+
+def read_frame_file(path: Path, *, max_pixels: int = MAX_FRAME_PIXELS,
+                    max_bytes: int = MAX_FRAME_BYTES) -> np.ndarray | None:
+    """A recorded frame as BGR, or None for a missing, truncated, unreadable or too large file (a bad frame,
+    which the stability filter ignores and the appliance counts towards "camera lost"). The file is checked
+    before the decoder sees it: libjpeg would print a warning on the console and decode a truncated JPEG
+    half grey, and a frame too large would take gigabytes."""
     from vision.recognize import ImageError, load_image
 
+    try:
+        if path.stat().st_size > max_bytes:
+            log.warning("frame %s refused: larger than %d bytes", path, max_bytes)
+            return None
+        with path.open("rb") as f:
+            head = f.read(64 * 1024)
+    except OSError:
+        return None
+    problem = frame_too_large(head, max_pixels=max_pixels, max_bytes=max_bytes)
+    if problem is not None:
+        log.warning("frame %s refused: %s", path, problem)
+        return None
     try:
         return load_image(path)
     except ImageError:
@@ -257,69 +328,135 @@ class Camera:
     """The one owner of a frame source: a thread reads frames and keeps the latest for everyone else."""
 
     def __init__(self, source: FrameSource, *, lost_after_s: float = 1.5, reconnect_min_s: float = 0.5,
-                 reconnect_max_s: float = 8.0, on_status: Callable[[str, str], None] | None = None) -> None:
+                 reconnect_max_s: float = 8.0, on_status: Callable[[str, str], None] | None = None,
+                 stuck_after_s: float = 5.0, max_restarts: int = 3, max_frame_pixels: int = MAX_FRAME_PIXELS,
+                 max_frame_bytes: int = MAX_FRAME_BYTES) -> None:
         self.source = source
         self.lost_after_s = lost_after_s
         self.reconnect_min_s, self.reconnect_max_s = reconnect_min_s, reconnect_max_s
         self.on_status = on_status or (lambda status, detail: None)
+        self.stuck_after_s = stuck_after_s
+        self.max_restarts = max_restarts
+        self.max_frame_pixels = max_frame_pixels
+        source.max_frame_pixels, source.max_frame_bytes = max_frame_pixels, max_frame_bytes
         self._cond = threading.Condition()
         self._latest: Frame | None = None
         self._seq = 0
+        self._taken = 0
         self._inputs: list[dict[str, Any]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._generation = 0
+        #: When the current read() began (None: not in a read), to find a driver that never returns.
+        self._reading_since: float | None = None
+        self.restarts = 0  # restarts in a row without a frame since
+        self.dead = False
         self.status = "starting"
         self.detail = ""
         self.ended = False
         self.frames = 0
 
     def start(self) -> Camera:
-        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        with self._cond:
+            self._generation += 1
+            generation = self._generation
+            self._reading_since = None
+        self._thread = threading.Thread(target=self._run, args=(generation,), name="camera", daemon=True)
         self._thread.start()
         return self
 
-    def _set_status(self, status: str, detail: str) -> None:
+    def _current(self, generation: int) -> bool:
+        return generation == self._generation and not self._stop.is_set()
+
+    def _set_status(self, status: str, detail: str, generation: int | None = None) -> None:
+        if generation is not None and generation != self._generation:
+            return  # an abandoned thread says nothing
         if (status, detail) != (self.status, self.detail):
             self.status, self.detail = status, detail
             self.on_status(status, detail)
 
-    def _run(self) -> None:
+    def _run(self, generation: int) -> None:
         backoff = self.reconnect_min_s
-        while not self._stop.is_set():
+        while self._current(generation):
             try:
                 self.source.open()
             except CameraError as exc:
-                self._set_status("lost", str(exc))
+                self._set_status("lost", str(exc), generation)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, self.reconnect_max_s)
                 continue
-            self._set_status("ok", self.source.name)
+            self._set_status("ok", self.source.name, generation)
             backoff = self.reconnect_min_s
             try:
-                while not self._stop.is_set():
+                while self._current(generation):
+                    self._reading_since = time.monotonic()
                     frame = self.source.read()
+                    if not self._current(generation):
+                        return  # abandoned while stuck in read(): a newer thread owns the source now
+                    self._reading_since = None
+                    frame = self._checked(frame)
                     with self._cond:
                         self._seq += 1
                         self.frames += 1
+                        self.restarts = 0
                         self._latest = frame
                         self._inputs.extend(frame.inputs)
                         self._cond.notify_all()
+                        if self.source.lossless:  # every frame to the consumer: wait until it took this one
+                            self._cond.wait_for(lambda: self._taken >= self._seq or not self._current(generation))
             except EOFError:
-                self._set_status("ended", "end of the recording")
+                self._set_status("ended", "end of the recording", generation)
                 with self._cond:
                     self.ended = True
                     self._cond.notify_all()
                 return
             except CameraError as exc:
                 log.warning("camera failed: %s", exc)
-                self._set_status("lost", str(exc))
+                self._set_status("lost", str(exc), generation)
             except Exception as exc:  # a driver bug must not kill the owner thread: reconnect instead
                 log.exception("camera failed")
-                self._set_status("lost", f"camera error: {exc}")
+                self._set_status("lost", f"camera error: {exc}", generation)
             finally:
-                self.source.close()
+                self._reading_since = None
+                if generation == self._generation:
+                    self.source.close()
             self._stop.wait(backoff)
             backoff = min(backoff * 2, self.reconnect_max_s)
+
+    def _checked(self, frame: Frame) -> Frame:
+        """A live frame larger than the limit is refused (as a frame with no picture)."""
+        image = frame.image
+        if image is not None and image.shape[0] * image.shape[1] > self.max_frame_pixels:
+            log.warning("frame %s refused: %d x %d pixels", frame.index, image.shape[1], image.shape[0])
+            return Frame(None, frame.index, frame.at, frame.truth, frame.inputs)
+        return frame
+
+    def supervise(self, now: float | None = None) -> bool:
+        """Called from the main loop: restart a thread stuck in ``read()`` for ``stuck_after_s``; False once the
+        camera is dead (restarted ``max_restarts`` times in a row without a frame), so the watchdog starves."""
+        if self.dead or self._thread is None:
+            return not self.dead
+        since = self._reading_since
+        now = time.monotonic() if now is None else now
+        if since is None or now - since < self.stuck_after_s or self._stop.is_set():
+            return True
+        if self.restarts >= self.max_restarts:
+            self.dead = True
+            log.error("camera read() stuck; restarted %d times without a frame: giving up", self.restarts)
+            self._set_status("lost", f"camera stuck: restarted {self.restarts} times, no frame; the service "
+                                     "will be restarted")
+            return False
+        self.restarts += 1
+        log.warning("camera read() has not returned for %.0f s: restarting the camera thread", now - since)
+        self._set_status("lost", f"camera stuck (no frame for {now - since:.0f} s): restarting it")
+        with self._cond:
+            self._cond.notify_all()
+        try:
+            self.source.close()  # may unblock the driver; the old thread is abandoned either way
+        except Exception as exc:
+            log.warning("closing the stuck camera failed: %s", exc)
+        self.start()
+        return True
 
     def latest(self, after: int, timeout: float) -> tuple[int, Frame | None, list[dict[str, Any]]]:
         """Wait up to ``timeout`` for a frame newer than sequence ``after``; also hand over queued inputs."""
@@ -327,6 +464,8 @@ class Camera:
             self._cond.wait_for(lambda: self._seq > after or self.ended or self._stop.is_set(), timeout)
             inputs, self._inputs = self._inputs, []
             if self._seq > after:
+                self._taken = self._seq
+                self._cond.notify_all()  # a lossless source may read the next frame now
                 return self._seq, self._latest, inputs
             return after, None, inputs
 

@@ -9,10 +9,20 @@ also what keeps hands out of the readings and the CPU free. Once still, each fra
 reading compared with the previous one: the same faces, colours and cocked/unsure flags, each die within
 a quarter of a die's side of where it was (detectors jitter by a pixel or two); after ``agree_frames``
 agreeing frames the reading is *settled* and handed on once, and the dice are not read again until
-something moves. ``moved`` says
-whether anything moved since the previous settled reading (the start of the process does not count).
+something moves.
 
-Frames that carry no picture (black, white, flat, or failed to decode) change nothing.
+Motion counts only when it lasts: a frame that differs from the still picture before it is held back
+until ``motion_frames`` consecutive frames differ from that picture, so one noise frame or one corrupted
+JPEG between still frames is a spike, ignored. ``moved`` on a settled reading says that the dice were
+*seen to move* since the previous settled reading: motion was seen, and the dice lie elsewhere or show
+other faces, or the tray was seen empty or covered (a hand over it: at least ``cover_share`` of the cells
+moved). The same dice lying still after a shadow or a bump are not a new roll. The start of the process
+does not count as motion.
+
+Frames that carry no picture (black, white, flat, noise, failed to decode) change nothing, and neither
+does a frame whose whole picture changed at once unless the next frame shows the same new picture (the
+lights came on, the camera was moved): a stream of such frames is a broken camera, and the appliance
+counts them towards "camera lost".
 """
 
 from __future__ import annotations
@@ -42,7 +52,15 @@ def frame_problem(small: np.ndarray) -> str | None:
         return "white frame"
     if float(small.std()) < 2.0:
         return "flat frame"
+    # Neighbouring cells of a real picture are alike (a table's recorded frames: 0.65 and up); noise's are not.
+    a, b = small[:, :-1].ravel().astype(np.float64), small[:, 1:].ravel().astype(np.float64)
+    if float(np.corrcoef(a, b)[0, 1]) < 0.3:
+        return "noise frame"
     return None
+
+
+#: A frame where more than this share of the cells changed at once shows a whole new picture.
+WHOLE_CHANGE = 0.8
 
 
 def agrees(a: Sequence[DieReading], b: Sequence[DieReading], tolerance: float = 0.25) -> bool:
@@ -104,16 +122,28 @@ class StepResult:
 
 class StabilityFilter:
     def __init__(self, reader: Callable[[np.ndarray], Sequence[DieReading]], *, motion_threshold: float = 2,
-                 agree_frames: int = 3, motion_delta: int = 18) -> None:
+                 agree_frames: int = 3, motion_delta: int = 18, motion_frames: int = 2,
+                 cover_share: float = 0.15) -> None:
         self.reader = reader
         self.motion_threshold = motion_threshold
         self.motion_delta = motion_delta
         self.agree_frames = agree_frames
+        self.motion_frames = max(1, motion_frames)
+        self.cover_share = cover_share
         self._previous: np.ndarray | None = None
         self._candidate: tuple[DieReading, ...] | None = None
         self._agree = 0
         self._settled: tuple[DieReading, ...] | None = None
+        #: The last settled reading, kept through motion: what the next one is compared with.
+        self._last: tuple[DieReading, ...] | None = None
         self._moved = False
+        self._run = 0  # consecutive frames that differ from the still picture before them
+        self._tracking = "still"
+        self._seen_gone = False  # the tray was seen empty or covered since the last settled reading
+        self._whole: np.ndarray | None = None  # a whole new picture, waiting for a second frame to agree
+
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.count_nonzero(np.abs(a - b) > self.motion_delta))
 
     def step(self, image: np.ndarray | None, read: Callable[[], Sequence[DieReading]] | None = None) -> StepResult:
         """Feed one frame; ``read`` (default: ``reader(image)``) is called only when the table is still."""
@@ -123,17 +153,35 @@ class StabilityFilter:
         problem = frame_problem(small)
         if problem is not None:
             return StepResult("bad", None, None, 0.0, problem)
-        previous, self._previous = self._previous, small
-        motion = 0.0 if previous is None else float(np.count_nonzero(np.abs(small - previous) > self.motion_delta))
+        previous = self._previous
+        motion = 0.0 if previous is None else self._changed(small, previous)
+        if motion > WHOLE_CHANGE * small.size:
+            whole, self._whole = self._whole, small
+            if whole is None or self._changed(small, whole) > self.motion_threshold:
+                return StepResult("bad", None, None, motion, "the whole picture changed at once (noise or corrupt)")
+            self._run = self.motion_frames  # the same new picture twice: the scene really changed
+        else:
+            self._whole = None
         if motion > self.motion_threshold:
+            self._run += 1
+            if self._run < self.motion_frames:  # perhaps a spike: keep the still picture, wait for the next
+                return StepResult(self._tracking, self._settled, None, motion, "motion not yet confirmed")
+            self._previous = small
             self._candidate, self._agree = None, 0
             self._moved = True
+            self._seen_gone = self._seen_gone or motion >= self.cover_share * small.size
             self._settled = None
+            self._tracking = "moving"
             return StepResult("moving", None, None, motion)
+        self._run = 0
+        self._previous = small
+        self._tracking = "still"
         if self._settled is not None:
             # Settled and nothing moved since: the same picture needs no second reading (CPU for the Pi).
             return StepResult("still", self._settled, None, motion)
         readings = tuple(table_order(drop_overlaps(read() if read is not None else self.reader(image))))
+        if not readings:
+            self._seen_gone = True
         if self._candidate is not None and agrees(readings, self._candidate):
             self._agree += 1
         else:
@@ -141,7 +189,9 @@ class StabilityFilter:
         self._candidate = readings
         settled = None
         if self._agree >= self.agree_frames and (self._settled is None or not agrees(readings, self._settled)):
-            settled = Settled(readings, self._moved)
-            self._settled = readings
-            self._moved = False
+            # Seen to move: motion, and the dice lie elsewhere (other faces), or the tray was empty or covered.
+            changed = self._last is None or not agrees(readings, self._last)
+            settled = Settled(readings, self._moved and (changed or self._seen_gone))
+            self._settled = self._last = readings
+            self._moved = self._seen_gone = False
         return StepResult("still", readings, settled, motion)

@@ -31,9 +31,9 @@ def test_stability_accepts_after_agreeing_still_frames() -> None:
         return [reading(5, 100.0, 100.0)]
 
     f = StabilityFilter(reader, agree_frames=3)
-    a, b = scene([(100, 100)]), scene([(300, 200)])
-    results = [f.step(x) for x in (a, b, a, b)]  # moving: nothing read
-    assert [r.tracking for r in results] == ["still", "moving", "moving", "moving"]
+    a, b, c = scene([(100, 100)]), scene([(300, 200)]), scene([(500, 300)])
+    results = [f.step(x) for x in (a, b, c, b)]  # moving (once a second frame confirms it): nothing read
+    assert [r.tracking for r in results] == ["still", "still", "moving", "moving"]
     assert len(reads) == 1
     results = [f.step(a) for _ in range(5)]
     # The first frame back still differs from the last moving one; then three agreeing still frames.

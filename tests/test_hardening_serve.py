@@ -39,12 +39,10 @@ def test_idle_connections_and_streams_do_not_starve_the_page(tmp_path: Path) -> 
         try:
             for _ in range(100):  # idle: connected, never a byte sent
                 held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
-            streams = 0
             for _ in range(20):  # live pages that never read
                 s = socket.create_connection(("127.0.0.1", port), timeout=5)
                 s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 held.append(s)
-                streams += 1
             time.sleep(0.5)
             for path in ("/healthz", "/", "/api/state"):
                 took, status = timed_get(port, path)
