@@ -128,6 +128,22 @@ def test_tracker_keeps_the_fit_while_markers_agree_and_refits_when_the_mat_moves
     assert np.median(mapping_errors(scene, refit)["board-1"]) < 0.3
 
 
+def test_tracker_says_when_a_mat_is_lost_and_keeps_the_last_good_fit() -> None:
+    placed = [PlacedMat(BOARD1, (0, 0), 0), PlacedMat(QUARRY, (290, 0), 0)]
+    first = _scene(placed)
+    tracker = ZoneTracker("pyradice", refit_every=100, finder=FINDER)
+    good = tracker.update(first.image)
+    # A box over the whole board: all its markers covered, the quarry's in place; not kept, located again.
+    boxed = _scene(placed, covered=[m.id for m in BOARD1.markers], camera=first.camera)
+    reg = tracker.update(boxed.image)
+    assert not reg.kept and [f.mat.key for f in reg.fits] == ["quarry"]
+    assert "player 1's board mat is lost: it was located before, now it is not" in reg.problems
+    # Nothing at all in view (the camera covered): nothing located, and the last good fit is still there.
+    dark = tracker.update(np.zeros_like(first.image))
+    assert not dark.fits and tracker.last is not None and tracker.last.fit("quarry") is not None
+    assert good.fit("board-1") is not None
+
+
 def test_tracker_refits_every_n_frames() -> None:
     scene = _scene([PlacedMat(BOARD1, (0, 0), 0)])
     tracker = ZoneTracker("pyradice", refit_every=2, finder=FINDER)

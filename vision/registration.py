@@ -554,6 +554,11 @@ class ZoneTracker:
         reg = locate(image, self.game, self.players, self.finder)
         self.refits += 1
         self._since = 0
+        if self.last is not None:
+            found = {f.mat.key for f in reg.fits}
+            for fit in self.last.fits:
+                if fit.mat.key not in found:
+                    reg.problems.append(f"{_whose(fit.mat)} mat is lost: it was located before, now it is not")
         if reg.fits:
             self.last = reg
             self._scale_problems = scale_problems(reg.fits)
