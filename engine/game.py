@@ -189,10 +189,12 @@ class Game(ABC, Generic[S, A]):
         return result
 
     def action_to_json(self, action: A) -> str:
-        return serial.dumps(action)
+        """``{"kind": KIND, ...fields}``: the one tagged codec (:func:`engine.serial.action_codec`)."""
+        return serial.action_codec(self.action_type).dumps(action)
 
     def action_from_json(self, text: str) -> A:
-        result: A = serial.loads(self.action_type, text)
+        """The action in ``text`` (also JSON the event log stored before the one codec); InvalidActionError."""
+        result: A = serial.action_codec(self.action_type).loads(text)
         return result
 
     def action_text(self, action: A) -> str:

@@ -1,9 +1,15 @@
-"""JSON round-trips for the engine's frozen dataclasses.
+"""JSON round-trips for the engine's frozen dataclasses, and the one tagged codec of every game's actions.
 
 States and actions are frozen dataclasses built from ints, strs, bools, enums, tuples, frozensets,
 dicts and other such dataclasses. :func:`to_jsonable` turns one into plain JSON data and
 :func:`from_jsonable` rebuilds it from the type hints, so each game does not hand-write its codec.
 Frozensets are written sorted so that the JSON text of a state is canonical.
+
+Actions are a union of dataclasses, each with a class-level ``kind`` (``kind: ClassVar[str] = "take"``, the
+word its text starts with). :func:`action_codec` gives the union's :class:`ActionCodec`, which writes
+``{"kind": "take", ...fields}`` and reads that back; it also reads what the event log stored before there was
+one codec: Pyramido's ``{"take": {...fields}}`` and the untagged fields of Paša's and Dice Treasure's actions
+(the first kind whose fields fit, as the union was read then).
 """
 
 from __future__ import annotations
@@ -14,11 +20,13 @@ import functools
 import json
 import types
 import typing
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar
 
-from engine.errors import InvalidStateError
+from engine.errors import InvalidActionError, InvalidStateError
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 def to_jsonable(obj: object) -> Any:
@@ -160,3 +168,85 @@ def loads(tp: type[T], text: str) -> T:
         raise InvalidStateError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     result: T = from_jsonable(tp, data)
     return result
+
+
+class ActionCodec(Generic[A]):
+    """JSON of one game's actions, tagged by kind: ``{"kind": KIND, ...the action's fields}``."""
+
+    def __init__(self, kinds: Mapping[str, type]) -> None:
+        self.kinds: dict[str, type] = dict(kinds)
+        self.kind_of: dict[type, str] = {cls: kind for kind, cls in self.kinds.items()}
+        if len(self.kind_of) != len(self.kinds):
+            raise TypeError(f"one action class under two kinds: {sorted(self.kinds)}")
+
+    def to_jsonable(self, action: A) -> dict[str, Any]:
+        try:
+            kind = self.kind_of[type(action)]
+        except KeyError:
+            raise TypeError(f"{type(action).__name__} is not one of the kinds {sorted(self.kinds)}") from None
+        data = to_jsonable(action)
+        if "kind" in data:
+            raise TypeError(f"{type(action).__name__} has a field named 'kind', which the tag uses")
+        return {"kind": kind, **data}
+
+    def dumps(self, action: A) -> str:
+        return json.dumps(self.to_jsonable(action), separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+    def from_jsonable(self, data: Any) -> A:
+        """The action in ``data``; InvalidActionError naming what is wrong."""
+        if not isinstance(data, dict):
+            raise InvalidActionError(f"action JSON {data!r} is not an object")
+        try:
+            if "kind" in data:
+                kind = data["kind"]
+                if kind not in self.kinds:
+                    raise InvalidActionError(f"action kind {kind!r} is not one of {', '.join(self.kinds)}")
+                body = {k: v for k, v in data.items() if k != "kind"}
+                result: A = from_jsonable(self.kinds[kind], body, f"$[{kind}]")
+                return result
+        except InvalidStateError as exc:
+            raise InvalidActionError(f"action JSON: {exc}") from None
+        for kind, cls in self.kinds.items():  # untagged fields: Paša's and Dice Treasure's log before the codec
+            try:
+                result = from_jsonable(cls, data, f"$[{kind}?]")
+                return result
+            except InvalidStateError:
+                continue
+        if len(data) == 1 and next(iter(data)) in self.kinds and isinstance(next(iter(data.values())), dict):
+            kind, body = next(iter(data.items()))  # {"take": {...}}: Pyramido's log before the one codec
+            try:
+                result = from_jsonable(self.kinds[kind], body, f"$.{kind}")
+                return result
+            except InvalidStateError as exc:
+                raise InvalidActionError(f"action JSON: {exc}") from None
+        raise InvalidActionError(f"action JSON {json.dumps(data)[:200]} has no 'kind' and fits no action")
+
+    def loads(self, text: str) -> A:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidActionError(
+                f"action JSON is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            ) from None
+        return self.from_jsonable(data)
+
+
+def union_members(tp: Any) -> tuple[type, ...]:
+    """The classes of a union type (``Take | Place``), or the one class."""
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return tuple(typing.get_args(tp))
+    return (tp,)
+
+
+@functools.cache
+def action_codec(action_type: Any) -> ActionCodec[Any]:
+    """The codec of a union of action classes, each tagged by its class-level ``kind``."""
+    kinds: dict[str, type] = {}
+    for cls in union_members(action_type):
+        kind = getattr(cls, "kind", None)
+        if not isinstance(kind, str):
+            raise TypeError(f"action class {cls.__name__} has no class-level kind: ClassVar[str]")
+        if kind in kinds:
+            raise TypeError(f"action kind {kind!r} is used by {kinds[kind].__name__} and {cls.__name__}")
+        kinds[kind] = cls
+    return ActionCodec(kinds)

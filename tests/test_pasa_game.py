@@ -260,7 +260,7 @@ def test_inconsistent_states_are_reported(changes: dict[str, object], needle: st
 def test_bad_json_is_named() -> None:
     with pytest.raises(InvalidStateError, match="missing field 'players'"):
         GAME.state_from_json('{"rule": "even-pairs", "sheets": {}}')
-    with pytest.raises(InvalidStateError, match="not valid JSON"):
+    with pytest.raises(InvalidActionError, match="not valid JSON"):  # an action's JSON: an action error
         GAME.action_from_json("{")
 
 

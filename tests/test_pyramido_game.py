@@ -555,8 +555,10 @@ def test_actions_print_as_text_that_rebuilds_them_and_json_round_trips() -> None
     for bad, needle in (("jump 3", "does not start with"), ("take x r", "malformed"), ("reveal r9-b", "'r9'")):
         with pytest.raises(InvalidActionError, match=needle):
             G.parse_action(bad)
-    with pytest.raises(InvalidActionError, match="one key of"):
+    with pytest.raises(InvalidActionError, match="fits no action"):
         G.action_from_json('{"hop": {}}')
+    with pytest.raises(InvalidActionError, match="'hop' is not one of take, flip"):
+        G.action_from_json('{"kind": "hop"}')
 
 
 def test_defects_of_a_state_read_from_json() -> None:

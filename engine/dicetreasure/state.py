@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import ClassVar
 
 from engine.dice import Die
 from engine.dicetreasure.cards import BonusCard, MotifCard
@@ -134,6 +135,8 @@ def _dice_text(dice: tuple[Die, ...]) -> str:
 class RevealBonus:
     """Chance: the leprechaun bonus cards laid out face up at setup (2 per player)."""
 
+    kind: ClassVar[str] = "reveal"
+
     bonus: tuple[str, ...]
 
     def __str__(self) -> str:
@@ -143,6 +146,8 @@ class RevealBonus:
 @dataclass(frozen=True)
 class Deal:
     """Chance: motif cards dealt face up to ``player`` (by card id)."""
+
+    kind: ClassVar[str] = "deal"
 
     player: str
     cards: tuple[str, ...]
@@ -155,6 +160,8 @@ class Deal:
 class Roll:
     """Chance: the dice the active player drew from the bag, as rolled."""
 
+    kind: ClassVar[str] = "roll"
+
     dice: tuple[Die, ...]
 
     def __str__(self) -> str:
@@ -164,6 +171,8 @@ class Roll:
 @dataclass(frozen=True)
 class Place:
     """Put a die from ``source`` on space ``space`` (1-based) of card ``card``."""
+
+    kind: ClassVar[str] = "place"
 
     die: Die
     card: str
@@ -179,6 +188,8 @@ class Place:
 class Exchange:
     """Give a current (or personal-reserve) die to the common reserve and take ``take`` from it into hand."""
 
+    kind: ClassVar[str] = "exchange"
+
     give: Die
     take: Die
     source: Source = Source.HAND
@@ -192,6 +203,8 @@ class Exchange:
 class ClaimBonus:
     """Claim a leprechaun bonus card whose requirements the active player's claimed cards meet."""
 
+    kind: ClassVar[str] = "claim"
+
     bonus: str
 
     def __str__(self) -> str:
@@ -203,6 +216,8 @@ class EndTurn:
     """End the turn keeping ``keep`` (at most 2 of the current and reserve dice) as the personal reserve;
     every other unplaced die goes to the common reserve."""
 
+    kind: ClassVar[str] = "end"
+
     keep: tuple[Die, ...] = ()
 
     def __str__(self) -> str:
@@ -213,6 +228,8 @@ class EndTurn:
 class Reserve:
     """Solo, before the last turns: move a common-reserve die to the personal reserve."""
 
+    kind: ClassVar[str] = "reserve"
+
     reserve: Die
 
     def __str__(self) -> str:
@@ -222,6 +239,8 @@ class Reserve:
 @dataclass(frozen=True)
 class FinishSetup:
     """Solo: done filling the new cards and taking reserve dice; the last turns begin."""
+
+    kind: ClassVar[str] = "continue"
 
     finish: bool = True
 

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
+from typing import ClassVar
 
 from engine.dice import check_face
 from engine.errors import IllegalActionError, InvalidActionError, legal_hint
@@ -64,6 +65,8 @@ def _dice_text(dice: Sequence[int]) -> str:
 class Roll:
     """Chance: the six dice on the table after a throw (kept dice included), in any order."""
 
+    kind: ClassVar[str] = "roll"
+
     dice: tuple[int, ...]
 
     def __str__(self) -> str:
@@ -73,6 +76,8 @@ class Roll:
 @dataclass(frozen=True)
 class Choose:
     """The binding choice of this turn's category, made right after roll 1."""
+
+    kind: ClassVar[str] = "choose"
 
     category: str
 
@@ -84,6 +89,8 @@ class Choose:
 class Reroll:
     """Keep these values (a sub-multiset of the dice on the table) and throw the rest again."""
 
+    kind: ClassVar[str] = "reroll"
+
     keep: tuple[int, ...]
 
     def __str__(self) -> str:
@@ -94,6 +101,8 @@ class Reroll:
 class Stop:
     """End the turn: the dice on the table are scored in the chosen category."""
 
+    kind: ClassVar[str] = "stop"
+
     def __str__(self) -> str:
         return "stop"
 
@@ -101,6 +110,8 @@ class Stop:
 @dataclass(frozen=True)
 class Enter:
     """Offline scorekeeping: the player to move wrote ``points`` in ``category`` (no dice seen)."""
+
+    kind: ClassVar[str] = "enter"
 
     category: str
     points: int

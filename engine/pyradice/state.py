@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar
 
 from engine.dice import Die
 from engine.pyradice.pyramid import SLOTS, Slot, slot_text
@@ -93,7 +93,7 @@ class PyradiceState:
 
 
 # --- actions --------------------------------------------------------------------------------------
-# Each action has a ``kind`` tag so that JSON of the action union is never ambiguous.
+# Each action has a class-level ``kind``: the tag of its JSON (engine.serial.action_codec).
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ class RollOff:
     """The first-player roll: one value per player still rolling, in seat order."""
 
     values: tuple[int, ...]
-    kind: Literal["roll-off"] = "roll-off"
+    kind: ClassVar[str] = "roll-off"
 
     def __str__(self) -> str:
         return "roll-off " + " ".join(map(str, self.values))
@@ -112,7 +112,7 @@ class Take:
     """Take the available quarry die at ``position``."""
 
     position: Position
-    kind: Literal["take"] = "take"
+    kind: ClassVar[str] = "take"
 
     def __str__(self) -> str:
         return "take " + position_text(self.position)
@@ -122,7 +122,7 @@ class Take:
 class UseReserve:
     """Use the reserve die (skill B3) instead of taking from the quarry."""
 
-    kind: Literal["reserve"] = "reserve"
+    kind: ClassVar[str] = "reserve"
 
     def __str__(self) -> str:
         return "reserve"
@@ -133,7 +133,7 @@ class Place:
     """Put the die in hand on ``slot`` = (level, index)."""
 
     slot: Slot
-    kind: Literal["place"] = "place"
+    kind: ClassVar[str] = "place"
 
     def __str__(self) -> str:
         return "place " + slot_text(self.slot)
@@ -153,7 +153,7 @@ class Skill:
     other: Slot | None = None
     quarry: Position | None = None
     value: int | None = None
-    kind: Literal["skill"] = "skill"
+    kind: ClassVar[str] = "skill"
 
     def __str__(self) -> str:
         parts = [self.code]
@@ -172,7 +172,7 @@ class Skill:
 class Pass:
     """Use no skill this turn."""
 
-    kind: Literal["pass"] = "pass"
+    kind: ClassVar[str] = "pass"
 
     def __str__(self) -> str:
         return "pass"
@@ -183,7 +183,7 @@ class Roll:
     """The value an A2 re-roll came up with."""
 
     value: int
-    kind: Literal["roll"] = "roll"
+    kind: ClassVar[str] = "roll"
 
     def __str__(self) -> str:
         return f"roll {self.value}"

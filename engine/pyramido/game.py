@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -215,6 +214,8 @@ class PyramidoState:
 
 @dataclass(frozen=True, slots=True)
 class Take:
+    kind: ClassVar[str] = "take"
+
     space: int
     gem: Gem | None
     refill_from: int | None = None
@@ -228,6 +229,8 @@ class Take:
 class Flip:
     """Turn pile ``pile``'s top face up; ``back`` is the back seen on it, when the device saw it."""
 
+    kind: ClassVar[str] = "flip"
+
     pile: int
     back: Back | None = None
 
@@ -237,6 +240,8 @@ class Flip:
 
 @dataclass(frozen=True, slots=True)
 class Place:
+    kind: ClassVar[str] = "place"
+
     placement: Placement
 
     def __str__(self) -> str:
@@ -245,6 +250,8 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class Activate:
+    kind: ClassVar[str] = "activate"
+
     activation: AreaActivation
 
     def __str__(self) -> str:
@@ -253,12 +260,16 @@ class Activate:
 
 @dataclass(frozen=True, slots=True)
 class EndScoring:
+    kind: ClassVar[str] = "end"
+
     def __str__(self) -> str:
         return "end"
 
 
 @dataclass(frozen=True, slots=True)
 class Discard:
+    kind: ClassVar[str] = "discard"
+
     gem: Gem
 
     def __str__(self) -> str:
@@ -268,6 +279,8 @@ class Discard:
 @dataclass(frozen=True, slots=True)
 class Draw:
     """Chance: the gem drawn from the bag for the next pending draw."""
+
+    kind: ClassVar[str] = "draw"
 
     gem: Gem
 
@@ -279,6 +292,8 @@ class Draw:
 class Reveal:
     """Chance: the domino turned face up for the next pending reveal."""
 
+    kind: ClassVar[str] = "reveal"
+
     domino: Domino
 
     def __str__(self) -> str:
@@ -286,17 +301,8 @@ class Reveal:
 
 
 PyramidoAction = Take | Flip | Place | Activate | EndScoring | Discard | Draw | Reveal
-_ACTION_KINDS: dict[str, type] = {
-    "take": Take,
-    "flip": Flip,
-    "place": Place,
-    "activate": Activate,
-    "end": EndScoring,
-    "discard": Discard,
-    "draw": Draw,
-    "reveal": Reveal,
-}
-_KIND_OF = {cls: name for name, cls in _ACTION_KINDS.items()}
+#: Each action class by its ``kind`` (the word its text starts with, and the tag of its JSON).
+_ACTION_KINDS: dict[str, type] = serial.action_codec(PyramidoAction).kinds
 
 
 def parse_action(text: str) -> PyramidoAction:
@@ -1133,25 +1139,6 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         from engine.pyramido import words
 
         return words.board_text(state)
-
-    def action_to_json(self, action: PyramidoAction) -> str:
-        return json.dumps({_KIND_OF[type(action)]: serial.to_jsonable(action)}, sort_keys=True, separators=(",", ":"))
-
-    def action_from_json(self, text: str) -> PyramidoAction:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidActionError(f"action JSON is not valid JSON ({exc.msg})") from None
-        if not isinstance(data, dict) or len(data) != 1 or next(iter(data)) not in _ACTION_KINDS:
-            raise InvalidActionError(
-                f"action JSON {text!r} is not an object with one key of {', '.join(_ACTION_KINDS)}"
-            )
-        kind, body = next(iter(data.items()))
-        try:
-            result: PyramidoAction = serial.from_jsonable(_ACTION_KINDS[kind], body, f"$.{kind}")
-        except InvalidStateError as exc:
-            raise InvalidActionError(f"action JSON: {exc}") from None
-        return result
 
     def state_from_json(self, text: str) -> PyramidoState:
         state: PyramidoState = serial.loads(PyramidoState, text)
