@@ -120,6 +120,7 @@ class GameSession:
         #: The frame being processed when an action is accepted (logged with it; lets a replay resume).
         self.frame_ref: int | None = None
         self._catalog: list[dict[str, Any]] | None = None
+        self._game_cache: tuple[Any, tuple[Any, ...], dict[str, Any]] | None = None
 
     @property
     def actions(self) -> list[Any]:
@@ -519,40 +520,48 @@ class GameSession:
                 "game": None,
             }
             if self.game is not None and self.record is not None and adapter is not None:
-                game = self.game
-                status = game.status(self.state)
-                score = game.score(self.state)
-                chance = game.chance_prompt(self.state)
-                snap["game"] = {
-                    "id": self.record.id,
-                    "name": game.name,
-                    "title": game.title,
-                    "mode": self.record.mode,
-                    "players": list(self.record.players),
-                    "options": dict(self.record.options),
-                    "seed": self.record.seed,
-                    "status": {
-                        "to_move": status.to_move,
-                        "phase": status.phase,
-                        "awaiting": status.awaiting,
-                        "finished": status.finished,
-                        "winners": list(status.winners),
-                    },
-                    "scores": {
-                        n: {"total": s.total, "breakdown": dict(s.breakdown)} for n, s in score.players.items()
-                    },
-                    "actions": [
-                        {"text": game.action_text(h.action), "origin": h.origin, "words": h.words}
-                        for h in self.history[-12:]
-                    ],
-                    "action_count": len(self.history),
-                    "chance": None if chance is None else {"what": chance.what, "example": chance.example,
-                                                           "group": chance.group},
-                    "state": json.loads(game.state_to_json(self.state)),
-                    "live": adapter.view(self.state),
-                    "buttons": adapter.button_meanings(self.state),
-                }
+                snap["game"] = self._game_part(self.game, self.record, adapter)
             return snap
+
+    def _game_part(self, game: Game[Any, Any], record: GameRecord, adapter: TableAdapter) -> dict[str, Any]:
+        """The game's part of the snapshot. Made again only when the game changed (an action, an undo, the
+        buttons' cursor): the camera and tracking publish often, and a board game's state is large."""
+        key = (record.id, len(self.history), adapter.view_key())
+        cached = self._game_cache
+        if cached is not None and cached[0] is self.state and cached[1] == key:
+            return cached[2]
+        status = game.status(self.state)
+        score = game.score(self.state)
+        chance = game.chance_prompt(self.state)
+        part = {
+            "id": record.id,
+            "name": game.name,
+            "title": game.title,
+            "mode": record.mode,
+            "players": list(record.players),
+            "options": dict(record.options),
+            "seed": record.seed,
+            "status": {
+                "to_move": status.to_move,
+                "phase": status.phase,
+                "awaiting": status.awaiting,
+                "finished": status.finished,
+                "winners": list(status.winners),
+            },
+            "scores": {n: {"total": s.total, "breakdown": dict(s.breakdown)} for n, s in score.players.items()},
+            "actions": [
+                {"text": game.action_text(h.action), "origin": h.origin, "words": h.words}
+                for h in self.history[-12:]
+            ],
+            "action_count": len(self.history),
+            "chance": None if chance is None else {"what": chance.what, "example": chance.example,
+                                                   "group": chance.group},
+            "state": json.loads(game.state_to_json(self.state)),
+            "live": adapter.view(self.state),
+            "buttons": adapter.button_meanings(self.state),
+        }
+        self._game_cache = (self.state, key, part)
+        return part
 
     def publish(self) -> None:
         snapshot = self.snapshot()

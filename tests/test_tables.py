@@ -31,6 +31,14 @@ def walk(game: Game[Any, Any], players: tuple[str, ...], seed: int, until: Calla
     raise AssertionError("the condition was never met")
 
 
+def test_a_game_without_a_reader_says_so() -> None:
+    class Unread(TableAdapter):
+        name = "pyradice"
+
+    with pytest.raises(SessionError, match="cannot be read from the camera yet"):
+        Unread(find_game("pyradice")).observe([], moved=True)
+
+
 def test_every_game_has_an_adapter_and_a_catalog_entry() -> None:
     assert set(ADAPTER_MODULES) == set(GAME_MODULES)
     for entry in catalog():
@@ -164,5 +172,3 @@ def test_board_game_buttons_point_at_and_take_legal_actions(name: str) -> None:
     taken = table.button(state, "confirm", long=False).action
     assert game.action_text(taken) == legal[1].text
     assert table.button(state, "confirm", long=True).action is None  # a long press is no action mid-game
-    with pytest.raises(SessionError, match="cannot be read from the camera yet"):
-        table.observe([], moved=True)

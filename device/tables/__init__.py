@@ -112,6 +112,10 @@ class TableAdapter(ABC):
         """After every accepted action: the cursor starts again at the first legal action."""
         self.cursor = 0
 
+    def view_key(self) -> tuple[Any, ...]:
+        """What, besides the state, the adapter's view and button meanings depend on (the cursor)."""
+        return (self.cursor,)
+
     def button_meanings(self, state: Any) -> dict[str, str]:
         """What each button would do now, in words, for the page and the panel's help (empty: nothing)."""
         status = self.game.status(state)

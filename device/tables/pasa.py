@@ -99,7 +99,8 @@ class PasaTable(TableAdapter):
         fixed = tray.corrected()
         return {"dice": [
             {"value": fixed.get(i, d.value), "colour": d.colour, "centre": [round(v, 1) for v in d.centre],
-             "unsure": d.unsure and i not in fixed, "cocked": d.cocked, "confidence": round(d.confidence, 3),
+             "unsure": d.unsure and i not in fixed and not tray.confirmed,
+             "cocked": d.cocked and not tray.confirmed, "confidence": round(d.confidence, 3),
              "corrected": i in fixed}
             for i, d in enumerate(tray.dice)
         ]}
@@ -134,6 +135,9 @@ class PasaTable(TableAdapter):
     def reset_cursor(self) -> None:
         super().reset_cursor()
         self.selection = None
+
+    def view_key(self) -> tuple[Any, ...]:
+        return (self.cursor, self.selection)
 
     def button_meanings(self, state: Any) -> dict[str, str]:
         phase = state.phase
