@@ -1,0 +1,1003 @@
+"""Reading a Dice Treasure table: motif cards on the mats' card spots, the dice on their spaces, the loose dice.
+
+This module owns what the camera makes of the cards. It works on the zones that registration located
+(:mod:`vision.registration`): each card spot of a player's ``motif-cards`` zone (and of the ``middle``) is
+rectified on its own at :data:`CARD_PX_PER_MM`, white-balanced on the mat's paper around it, and read:
+
+- **the card** (:func:`read_card`): found as the largest region that is not paper, its rectangle fitted
+  (the card's size is measured, not assumed), turned upright by its coins (printed in the top-left corner),
+  its background colour named, its coins counted, and its spaces found by the grid layout whose squares best
+  cover what is not background (:func:`find_spaces`). Each space's requirement is read from its print: the
+  fill colour (a dice colour, or white for any colour) and the pips on its white badge (none: any value).
+- **enrolment** (:func:`enrol`): such a reading as an entry of the deck file (``cards.py``'s format), so an
+  owner can teach their own deck card by card; adjacency is the spaces' geometry (one pitch apart in a row
+  or column), checked against the grid positions the file holds.
+- **identification** (:func:`identify`): the reading against an enrolled deck, by background, coins, the
+  layout of spaces and every requirement that is visible (a die hides its space's print), with a margin
+  over the next-best card.
+- **the dice on the spaces** (:func:`read_space_dice`): for each space of the identified card, two
+  opinions on whether a die lies there: a classical one (the print expected under the space, from the
+  deck, is or is not what shows) and the die reader's (:class:`vision.recognize.DiceRecognizer` on a
+  candidate at the space, whose face model also knows what is not a die); the die's face and colour
+  (the five Dice Treasure colours, nominal or taught) come from the die reader. Any disagreement or low
+  confidence makes the space *unsure*: the device asks rather than guesses.
+- **loose dice** (the tray's roll, the personal and common reserves): the die reader on the rectified zone.
+
+:class:`DiceTreasureReader` does all of this for one frame and returns a :class:`TableReading` (frozen
+dataclasses, no arrays). The print design the reader assumes (sizes in mm, nominal print colours) is
+:data:`CARD_MM` and the constants next to it; the lab renderer (:mod:`vision.dicetreasure_render`) draws it.
+Run ``python -m vision.dicetreasure_read --measure`` for the figures in ``docs/dicetreasure-table.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.dice import Die
+from engine.dicetreasure import Deck, MotifCard
+from vision.colour import LIGHTNESS_WEIGHT, Palette, PaletteError, bgr_to_lab, calibrate, nominal_palette
+from vision.crop import estimate_angle
+from vision.faces import CONFIDENCE_FLOOR
+from vision.mats import NOMINAL_MM, Rect, Zone
+from vision.recognize import DiceRecognizer, FixedDetector
+from vision.registration import MatFit, Registration
+from vision.types import DieCandidate, DieReading
+
+# --- the print the reader assumes (mm on the card, origin at its top-left corner, long side down) -------------
+
+#: Nominal motif card size; a card's own size is measured (a card more than 12% off is not taken for one).
+CARD_MM: tuple[float, float] = (NOMINAL_MM["card_w"], NOMINAL_MM["card_h"])
+DIE_MM = NOMINAL_MM["die"]
+#: A space's printed square, the light rim around it, and the distance between neighbouring spaces' centres.
+SPACE_MM = 17.0
+SPACE_RIM_MM = 0.8
+SPACE_PITCH_MM = 20.0
+#: The spaces' layout is centred on this height of the card (the coins take the top).
+SPACES_CENTRE_Y_MM = 54.0
+#: A value requirement: pips on a white badge of this radius in the middle of the space.
+BADGE_RADIUS_MM = 6.0
+PIP_RADIUS_MM = 0.85
+PIP_SPAN_MM = 10.0
+COIN_RADIUS_MM = 2.8
+COIN_STEP_MM = 8.0
+#: Nominal print colours (BGR) of the seven backgrounds and of the spaces (the five dice colours, white = any).
+BACKGROUND_BGR: dict[str, tuple[int, int, int]] = {
+    "red": (50, 45, 200),
+    "orange": (30, 130, 240),
+    "yellow": (50, 215, 240),
+    "green": (60, 160, 50),
+    "blue": (205, 130, 40),
+    "indigo": (125, 45, 55),
+    "purple": (150, 60, 160),
+}
+SPACE_BGR: dict[str, tuple[int, int, int]] = {
+    "red": (40, 40, 215),
+    "yellow": (40, 225, 250),
+    "green": (70, 185, 70),
+    "blue": (215, 100, 25),
+    "purple": (140, 35, 125),
+    "white": (246, 246, 246),
+}
+PAPER_BGR: tuple[int, int, int] = (242, 244, 246)
+#: Rectified card spots are read at this scale (the frame has 1.3 to 3 px/mm; finer sampling keeps the
+#: card's edges and the spaces' rims where they are, it adds no detail).
+CARD_PX_PER_MM = 4.0
+#: Loose dice zones are rectified at this scale: a die is then ~32 px, what the detector was trained on.
+ZONE_PX_PER_MM = 2.0
+#: Paper is white-balanced to this grey level.
+PAPER_LEVEL = 240.0
+#: A die whose colour is farther than this (CIELAB, lightness halved) from every palette colour is unsure.
+COLOUR_FAR = 30.0
+#: Below this confidence a reading is unsure (a die on a space, a card identified, an enrolled space).
+SURE = 0.8
+
+
+def coin_centre(index: int) -> tuple[float, float]:
+    """Centre (mm on the card) of coin ``index`` (0-based), in a row along the top-left."""
+    return (7.0 + COIN_STEP_MM * index, 9.0)
+
+
+def space_centre(card: MotifCard, pos: tuple[int, int]) -> tuple[float, float]:
+    """Centre (mm on the card) of the space at grid ``pos``: the card's layout is centred on the card."""
+    cols = max(s.pos[0] for s in card.spaces) + 1
+    rows = max(s.pos[1] for s in card.spaces) + 1
+    return _slot(pos, cols, rows)
+
+
+def _slot(pos: tuple[int, int], cols: int, rows: int) -> tuple[float, float]:
+    return (CARD_MM[0] / 2 + (pos[0] - (cols - 1) / 2) * SPACE_PITCH_MM,
+            SPACES_CENTRE_Y_MM + (pos[1] - (rows - 1) / 2) * SPACE_PITCH_MM)
+
+
+def card_spots(zone: Zone) -> tuple[Rect, ...]:
+    """The printed card spots of a zone (a player's motif cards, the middle), in the mat's order."""
+    return tuple(o.rect for o in zone.outlines if o.label == "motif card")
+
+
+def reserve_rect(zone: Zone) -> Rect:
+    """Where loose dice lie in a zone (the tray, a reserve): its printed outline, else the zone."""
+    return zone.outlines[0].rect if zone.outlines else zone.rect
+
+
+# --- colours ------------------------------------------------------------------------------------------------
+
+Lab = tuple[float, float, float]
+
+
+def _lab_image(bgr: np.ndarray) -> np.ndarray:
+    """Float CIELAB (L 0..100) of a BGR uint8 image."""
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= 100.0 / 255.0
+    lab[..., 1:] -= 128.0
+    return lab
+
+
+def _distance(lab: np.ndarray, ref: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Colour distances of every pixel of ``lab`` to ``ref`` (lightness weighted as the die palettes weigh it)."""
+    d: np.ndarray = lab - np.asarray(ref, np.float32)
+    d[..., 0] *= LIGHTNESS_WEIGHT
+    return np.asarray(np.sqrt((d**2).sum(axis=-1)))
+
+
+@dataclass(frozen=True)
+class CardColours:
+    """Reference CIELAB colours of the card print (white-balanced): backgrounds and spaces. Nominal by default;
+    :func:`teach_colours` makes them from cards read at the table."""
+
+    backgrounds: tuple[tuple[str, Lab], ...]
+    spaces: tuple[tuple[str, Lab], ...]
+    taught: bool = False
+
+    @staticmethod
+    def nominal() -> CardColours:
+        return CardColours(tuple((n, bgr_to_lab(c)) for n, c in BACKGROUND_BGR.items()),
+                           tuple((n, bgr_to_lab(c)) for n, c in SPACE_BGR.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"taught": self.taught,
+                "backgrounds": {n: [round(v, 2) for v in lab] for n, lab in self.backgrounds},
+                "spaces": {n: [round(v, 2) for v in lab] for n, lab in self.spaces}}
+
+
+def _nearest(lab: Sequence[float] | np.ndarray, refs: Sequence[tuple[str, Lab]]) -> tuple[str, float, float]:
+    """The nearest reference's name, its distance, and a confidence from the margin to the second nearest."""
+    d: list[tuple[float, str]] = sorted((float(_distance(np.asarray(lab, np.float32)[None], ref)[0]), name)
+                                        for name, ref in refs)
+    best = d[0]
+    second = d[1] if len(d) > 1 else (best[0] + 100.0, "")
+    margin = second[0] - best[0]
+    return best[1], best[0], float(min(1.0, margin / max(8.0, 0.6 * (best[0] + second[0]) / 2)))
+
+
+def white_balance(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """``image`` with the paper pixels (a boolean mask) brought to neutral grey :data:`PAPER_LEVEL`."""
+    if paper.sum() < 20:
+        return image
+    ref = np.median(image[paper].reshape(-1, 3).astype(np.float32), axis=0)
+    gains = PAPER_LEVEL / np.maximum(ref, 8.0)
+    return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+
+# --- one card -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpaceReading:
+    """One space as read from the print: grid position, centre (mm on the card), requirement (``None`` = any)
+    and how sure each part is. ``covered``: something (a die) hides the print, so the requirement is unknown."""
+
+    pos: tuple[int, int]
+    centre_mm: tuple[float, float]
+    colour: str | None
+    value: int | None
+    colour_confidence: float
+    value_confidence: float
+    covered: bool = False
+
+    @property
+    def confidence(self) -> float:
+        return min(self.colour_confidence, self.value_confidence)
+
+
+@dataclass(frozen=True)
+class CardReading:
+    """A card on a spot as read. ``found`` False: the spot is empty (or what lies there is no card)."""
+
+    zone: str
+    spot: int
+    found: bool
+    background: str | None = None
+    background_confidence: float = 0.0
+    coins: int = 0
+    coins_confidence: float = 0.0
+    spaces: tuple[SpaceReading, ...] = ()
+    layout_confidence: float = 0.0
+    upside_down: bool = False
+    coins_other_end: int = 0  # coin-like marks at the other end (a card read the wrong way round has its coins there)
+    size_mm: tuple[float, float] = (0.0, 0.0)
+    corners_px: tuple[tuple[float, float], ...] = ()  # the card's corners in the frame (TL, TR, BR, BL upright)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def confidence(self) -> float:
+        if not self.found:
+            return 0.0
+        parts = [self.background_confidence, self.coins_confidence, self.layout_confidence]
+        parts += [s.confidence for s in self.spaces if not s.covered]
+        return float(min(parts))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "zone": self.zone, "spot": self.spot, "found": self.found, "background": self.background,
+            "coins": self.coins, "upside_down": self.upside_down, "confidence": round(self.confidence, 3),
+            "spaces": [{"at": list(s.pos), "colour": s.colour or "any", "value": s.value or "any",
+                        "covered": s.covered, "confidence": round(s.confidence, 3)} for s in self.spaces],
+            "corners": [[round(v, 1) for v in p] for p in self.corners_px], "problems": list(self.problems),
+        }
+
+
+@dataclass(frozen=True)
+class _Card:
+    """A card's upright image (white-balanced BGR and its Lab) and where it came from (not a value: arrays)."""
+
+    bgr: np.ndarray
+    lab: np.ndarray
+    card_to_frame: np.ndarray  # card px (at CARD_PX_PER_MM) -> frame px
+
+
+def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
+    """Frame pixels -> pixels of a rectified image of ``rect`` (mm on the sheet) at ``px_per_mm``."""
+    s = px_per_mm
+    scale = np.array([[s, 0, -s * rect.x], [0, s, -s * rect.y], [0, 0, 1]], np.float64)
+    return scale @ fit.image_to_mat
+
+
+def _grow(r: Rect, mm: float) -> Rect:
+    return Rect(r.x - mm, r.y - mm, r.w + 2 * mm, r.h + 2 * mm)
+
+
+def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None, tuple[float, float], bool, str]:
+    """The card on ``spot`` rectified upright, its measured size (mm), whether it was upside down, and why not."""
+    k = CARD_PX_PER_MM
+    region = _grow(spot, 5.0)
+    to_region = spot_transform(fit, region, k)
+    size = (round(region.w * k), round(region.h * k))
+    img = cv2.warpPerspective(frame, to_region, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # The paper around the spot is the white reference: the ring outside the spot's own outline.
+    yy, xx = np.mgrid[0:size[1], 0:size[0]]
+    inner = (xx > 3.5 * k) & (xx < size[0] - 3.5 * k) & (yy > 3.5 * k) & (yy < size[1] - 3.5 * k)
+    grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    bright = grey >= np.percentile(grey[~inner][::4], 40)  # >=: an overexposed paper is one flat level
+    img = white_balance(img, ~inner & bright)
+    lab = _lab_image(img)
+    paper = np.median(lab[~inner & bright].reshape(-1, 3), axis=0)
+    mask = (_distance(lab, paper) > 25.0).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count <= 1:
+        return None, (0.0, 0.0), False, "no card"
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    card_area = CARD_MM[0] * CARD_MM[1] * k * k
+    if stats[best, cv2.CC_STAT_AREA] < 0.5 * card_area:
+        return None, (0.0, 0.0), False, "no card"
+    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
+    if w > h:
+        w, h, angle = h, w, angle + 90.0
+    size_mm = (w / k, h / k)
+    if abs(size_mm[0] / CARD_MM[0] - 1) > 0.12 or abs(size_mm[1] / CARD_MM[1] - 1) > 0.12:
+        return None, size_mm, False, (f"what lies on the spot is {size_mm[0]:.0f} x {size_mm[1]:.0f} mm, not a motif "
+                                      f"card ({CARD_MM[0]:.0f} x {CARD_MM[1]:.0f} mm): a hand or something else?")
+    # Upright card px (at k, nominal size) -> region px: the fitted rectangle, scaled to the card's own size.
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    sx, sy = w / (CARD_MM[0] * k), h / (CARD_MM[1] * k)
+    m = rot @ np.diag([sx, sy])
+    t = np.array([cx, cy]) - m @ np.array([CARD_MM[0] * k / 2, CARD_MM[1] * k / 2])
+    card_to_region = np.vstack([np.column_stack([m, t]), [0, 0, 1]])
+    out_size = (round(CARD_MM[0] * k), round(CARD_MM[1] * k))
+    upright = cv2.warpPerspective(img, card_to_region, out_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    upright_lab = _lab_image(upright)
+    flip = _upside_down(upright_lab)
+    if flip:
+        turn = np.array([[-1, 0, out_size[0] - 1], [0, -1, out_size[1] - 1], [0, 0, 1]], np.float64)
+        card_to_region = card_to_region @ turn
+        upright = cv2.rotate(upright, cv2.ROTATE_180)
+        upright_lab = np.ascontiguousarray(upright_lab[::-1, ::-1])
+    card_to_frame = np.linalg.inv(to_region) @ card_to_region
+    return _Card(upright, upright_lab, card_to_frame), size_mm, flip, ""
+
+
+def _background(lab: np.ndarray) -> np.ndarray:
+    """The card's background colour: the colour most of the card is. The median of the card inside a 2 mm border,
+    then twice the median of the pixels near that (spaces and coins cover about a third of a card)."""
+    k = CARD_PX_PER_MM
+    b = round(2.0 * k)
+    pixels = lab[b:-b:2, b:-b:2].reshape(-1, 3)  # every other pixel: a median of a quarter is as good
+    centre = np.median(pixels, axis=0)
+    for _ in range(2):
+        near = pixels[_distance(pixels, centre) < 25.0]
+        if len(near) < 100:
+            break
+        centre = np.median(near, axis=0)
+    return np.asarray(centre)
+
+
+def _blobs(mask: np.ndarray, min_area: float, max_area: float, max_side: float) -> list[tuple[float, float]]:
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+    out = []
+    for i in range(1, count):
+        area, bw, bh = stats[i, cv2.CC_STAT_AREA], stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if min_area <= area <= max_area and max(bw, bh) <= max_side and area >= 0.45 * bw * bh:
+            out.append((float(centroids[i][0]), float(centroids[i][1])))
+    return out
+
+
+def _coins(lab: np.ndarray, background: np.ndarray) -> int:
+    """The coins in the card's top-left row: blobs of a coin's height that differ from the background, each
+    counted by its width (neighbouring coins merge when the frame is coarse)."""
+    k = CARD_PX_PER_MM
+    # A coin differs from the background, or at least its dark rim does (gold on a yellow card).
+    mask = (_distance(lab, background) > 15.0) | (lab[..., 0] < background[0] - 15.0)
+    mask[round(15 * k):] = False
+    mask[:, round(CARD_MM[0] / 2 * k):] = False
+    mask = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, _, stats, centroids = cv2.connectedComponentsWithStats(mask)
+    coins = 0
+    d = 2 * COIN_RADIUS_MM * k
+    for i in range(1, count):
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if 0.6 * d <= h <= 1.5 * d and 0.6 * d <= w and 4 * k <= centroids[i][1] <= 14 * k:
+            coins += max(1, round((w - d) / (COIN_STEP_MM * k)) + 1)
+    return coins
+
+
+def _upside_down(lab: np.ndarray) -> bool:
+    """Whether the card lies turned by half a turn: its spaces' layout fits better the other way round (the
+    layout sits below the card's middle, under the coins), or, when both ways fit as well, its coins are at the
+    bottom."""
+    background = _background(lab)
+    other = np.ascontiguousarray(lab[::-1, ::-1])
+    fit_up, fit_down = find_spaces(lab, background)[3], find_spaces(other, background)[3]
+    if abs(fit_up - fit_down) > 0.08:
+        return fit_down > fit_up
+    return _coins(other, background) > _coins(lab, background)
+
+
+def find_spaces(lab: np.ndarray, background: np.ndarray) -> tuple[list[tuple[int, int]], int, int, float]:
+    """The grid layout whose space squares best cover what is not background on the card: positions (column,
+    row), the layout's columns and rows, and how well it fits (intersection over union, 0..1)."""
+    k = CARD_PX_PER_MM
+    area = np.zeros(lab.shape[:2], bool)
+    area[round(17 * k):round((CARD_MM[1] - 1.2) * k), round(1.2 * k):round((CARD_MM[0] - 1.2) * k)] = True
+    mask = ((_distance(lab, background) > 20.0) & area).astype(np.uint8)
+    # Closed over ~2 mm: a die's pips and the bits of rim around it join into one shape.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((round(2 * k) | 1,) * 2, np.uint8))
+    # Fill the holes: a space whose fill is the background's colour shows only its rim.
+    filled = mask.copy()
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cv2.drawContours(filled, contours, -1, 1, -1)
+    seen = (filled > 0) & area
+    half = (SPACE_MM / 2 + SPACE_RIM_MM) * k
+    best: tuple[float, list[tuple[int, int]], int, int] = (-1.0, [], 0, 0)
+    for cols in (1, 2, 3):
+        for rows in (1, 2, 3):
+            occupied = []
+            union = np.zeros_like(seen)
+            for c in range(cols):
+                for r in range(rows):
+                    x, y = _slot((c, r), cols, rows)
+                    x0, x1 = round(x * k - half * 0.75), round(x * k + half * 0.75)
+                    y0, y1 = round(y * k - half * 0.75), round(y * k + half * 0.75)
+                    if seen[y0:y1, x0:x1].mean() > 0.5:
+                        occupied.append((c, r))
+                        union[round(y * k - half):round(y * k + half), round(x * k - half):round(x * k + half)] = True
+            spans = {c for c, _ in occupied} == set(range(cols)) and {r for _, r in occupied} == set(range(rows))
+            if not spans:  # a layout is as wide and tall as its spaces
+                continue
+            iou = float((union & seen).sum() / max((union | seen).sum(), 1))
+            if iou > best[0]:
+                best = (iou, occupied, cols, rows)
+    return best[1], best[2], best[3], max(best[0], 0.0)
+
+
+def _space_print(lab: np.ndarray, centre_px: tuple[float, float], colours: CardColours) -> SpaceReading:
+    """A space's requirement from its print: the fill colour (between the badge and the outline) and the pips on
+    the badge."""
+    k = CARD_PX_PER_MM
+    cx, cy = centre_px
+    half = round(8.6 * k)
+    x0, y0 = round(cx) - half, round(cy) - half
+    patch = lab[max(y0, 0):y0 + 2 * half + 1, max(x0, 0):x0 + 2 * half + 1]
+    yy, xx = np.mgrid[0:patch.shape[0], 0:patch.shape[1]]
+    dx, dy = (xx + max(x0, 0) - cx) / k, (yy + max(y0, 0) - cy) / k
+    cheb = np.maximum(abs(dx), abs(dy))
+    ring = (cheb > 6.7) & (cheb < 7.7) & (np.hypot(dx, dy) > BADGE_RADIUS_MM + 0.5)
+    fill = np.median(patch[ring].reshape(-1, 3), axis=0)
+    colour, _, colour_conf = _nearest(fill, colours.spaces)
+    badge = np.hypot(dx, dy) < BADGE_RADIUS_MM - 0.6
+    badge_lab = patch[badge].reshape(-1, 3)
+    level = float(np.percentile(badge_lab[:, 0], 75))
+    chroma = float(np.hypot(*np.median(badge_lab[:, 1:], axis=0)))
+    value: int | None = None
+    value_conf = 1.0
+    if level > 70 and chroma < 20:
+        dark = badge & (patch[..., 0] < level - 28)
+        pip_area = math.pi * (PIP_RADIUS_MM * k) ** 2
+        pips = _blobs(dark, 0.35 * pip_area, 2.2 * pip_area, 3.6 * PIP_RADIUS_MM * k)
+        odd = int(cv2.connectedComponents(dark.astype(np.uint8))[0]) - 1 - len(pips)
+        # Second opinion: the dark area in pips (merged pips still count by their area).
+        by_area = round(float(dark.sum()) / pip_area)
+        if pips and not odd and len(pips) <= 6:
+            value = len(pips)
+            value_conf = 1.0 if abs(by_area - value) <= 1 else 0.6
+        elif 1 <= by_area <= 6:
+            value, value_conf = by_area, 0.5
+        elif odd or pips:
+            value_conf = 0.3
+    return SpaceReading((0, 0), (cx / k, cy / k), None if colour == "white" else colour, value, colour_conf, value_conf)
+
+
+def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: CardColours | None = None) -> tuple[
+        CardReading, _Card | None]:
+    """Read the card on spot ``spot`` of ``zone`` (the frame's mat ``fit``), and its upright image."""
+    colours = colours or CardColours.nominal()
+    rect = card_spots(zone)[spot]
+    card, size_mm, flip, why = _find_card(frame, fit, rect)
+    if card is None:
+        return CardReading(zone.key, spot, False, size_mm=size_mm, problems=(why,) if why != "no card" else ()), None
+    k = CARD_PX_PER_MM
+    background_lab = _background(card.lab)
+    background, _, background_conf = _nearest(background_lab, colours.backgrounds)
+    coins = _coins(card.lab, background_lab)
+    positions, cols, rows, fit_iou = find_spaces(card.lab, background_lab)
+    spaces = []
+    for pos in sorted(positions, key=lambda p: (p[1], p[0])):
+        x, y = _slot(pos, cols, rows)
+        read = _space_print(card.lab, (x * k, y * k), colours)
+        spaces.append(SpaceReading(pos, (x, y), read.colour, read.value, read.colour_confidence, read.value_confidence))
+    problems = []
+    # The published composition: a card with n coins has n + 2 spaces; a mismatch is a misreading.
+    coins_conf = 1.0 if coins + 2 == len(spaces) else 0.3
+    if coins_conf < 1:
+        problems.append(f"{coins} coins but {len(spaces)} spaces read")
+    layout_conf = float(np.clip((fit_iou - 0.55) / 0.25, 0, 1))
+    corners = cv2.perspectiveTransform(np.array([[(0, 0), (CARD_MM[0] * k, 0), (CARD_MM[0] * k, CARD_MM[1] * k),
+                                                  (0, CARD_MM[1] * k)]], np.float64), card.card_to_frame)[0]
+    other = _coins(np.ascontiguousarray(card.lab[::-1, ::-1]), background_lab)
+    reading = CardReading(zone.key, spot, True, background, background_conf, coins, coins_conf, tuple(spaces),
+                          layout_conf, flip, other, size_mm, tuple((float(x), float(y)) for x, y in corners),
+                          tuple(problems))
+    return reading, card
+
+
+def turned(reading: CardReading, image: _Card) -> tuple[CardReading, _Card]:
+    """The reading and image of the same card taken the other way round (half a turn), for when the coins were
+    too faint to say which way it lies."""
+    if not reading.spaces:
+        cols = rows = 1
+    else:
+        cols = max(s.pos[0] for s in reading.spaces) + 1
+        rows = max(s.pos[1] for s in reading.spaces) + 1
+    spaces = tuple(sorted((SpaceReading((cols - 1 - s.pos[0], rows - 1 - s.pos[1]),
+                                        (CARD_MM[0] - s.centre_mm[0], CARD_MM[1] - s.centre_mm[1]), s.colour, s.value,
+                                        s.colour_confidence, s.value_confidence, s.covered) for s in reading.spaces),
+                          key=lambda s: (s.pos[1], s.pos[0])))
+    h, w = image.bgr.shape[:2]
+    turn = np.array([[-1, 0, w - 1], [0, -1, h - 1], [0, 0, 1]], np.float64)
+    flipped = _Card(cv2.rotate(image.bgr, cv2.ROTATE_180), np.ascontiguousarray(image.lab[::-1, ::-1]),
+                    image.card_to_frame @ turn)
+    corners = reading.corners_px[2:] + reading.corners_px[:2]
+    again = replace(reading, coins=reading.coins_other_end, coins_other_end=reading.coins, spaces=spaces,
+                    upside_down=not reading.upside_down, corners_px=corners)
+    return again, flipped
+
+
+# --- enrolment and identification ---------------------------------------------------------------------------
+
+
+def adjacency_problems(reading: CardReading) -> list[str]:
+    """Where the grid positions would make neighbours of spaces that are not one pitch apart on the card, or
+    not make neighbours of spaces that are (the deck file holds grid positions; the card holds geometry)."""
+    out = []
+    spaces = reading.spaces
+    for i, a in enumerate(spaces):
+        for b in spaces[i + 1:]:
+            grid = abs(a.pos[0] - b.pos[0]) + abs(a.pos[1] - b.pos[1]) == 1
+            dx, dy = abs(a.centre_mm[0] - b.centre_mm[0]), abs(a.centre_mm[1] - b.centre_mm[1])
+            near = min(dx, dy) < 0.25 * SPACE_PITCH_MM and max(dx, dy) < 1.25 * SPACE_PITCH_MM
+            if grid != near:
+                out.append(f"spaces {list(a.pos)} and {list(b.pos)}: the grid says {'' if grid else 'not '}next to "
+                           f"each other, the card {'' if near else 'not '}")
+    return out
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    """A card read for the deck file: the entry (the deck file's format), how sure, and what to check."""
+
+    entry: dict[str, Any]
+    confidence: float
+    doubts: tuple[str, ...]
+
+    @property
+    def sure(self) -> bool:
+        return self.confidence >= SURE and not self.doubts
+
+
+def enrol(reading: CardReading, card_id: str) -> Enrolment:
+    """The deck file entry for a card read on the enrolment spot (spaces listed row by row), and the doubts the
+    owner should check on the page before it is saved."""
+    if not reading.found or reading.background is None:
+        raise ValueError(f"spot {reading.spot + 1} of {reading.zone}: no card to enrol"
+                         + (f" ({'; '.join(reading.problems)})" if reading.problems else ""))
+    doubts = list(reading.problems) + adjacency_problems(reading)
+    if reading.background_confidence < SURE:
+        doubts.append(f"background looks {reading.background}, but not clearly")
+    for s in reading.spaces:
+        if s.colour_confidence < SURE:
+            doubts.append(f"space {list(s.pos)}: colour looks {s.colour or 'white (any)'}, but not clearly")
+        if s.value_confidence < SURE:
+            doubts.append(f"space {list(s.pos)}: value looks {s.value or 'any'}, but not clearly")
+    entry = {
+        "id": card_id,
+        "background": reading.background,
+        "coins": reading.coins,
+        "spaces": [{"at": list(s.pos), "colour": s.colour or "any", "value": "any" if s.value is None else s.value}
+                   for s in reading.spaces],
+    }
+    return Enrolment(entry, reading.confidence, tuple(doubts))
+
+
+def canonical_entry(card: MotifCard) -> dict[str, Any]:
+    """A deck card as :func:`enrol` writes it (spaces row by row), for comparing an enrolment with a file."""
+    spaces = sorted(card.spaces, key=lambda s: (s.pos[1], s.pos[0]))
+    return {"id": card.id, "background": card.background, "coins": card.coins,
+            "spaces": [{"at": list(s.pos), "colour": s.colour or "any", "value": "any" if s.value is None else s.value}
+                       for s in spaces]}
+
+
+@dataclass(frozen=True)
+class Identification:
+    """Which deck card a reading is: the best card, its score (0..1), the runner-up and a confidence from the
+    margin between them. ``card`` is None when nothing in the deck fits."""
+
+    card: str | None
+    score: float
+    runner_up: str | None
+    confidence: float
+    upside_down: bool = False
+
+
+def _match(reading: CardReading, card: MotifCard, covered: frozenset[tuple[int, int]]) -> float:
+    """How well a reading fits a deck card (0..1): background, coins, the spaces' layout, visible requirements."""
+    positions = {s.pos for s in card.spaces}
+    seen = {s.pos for s in reading.spaces}
+    # A space missed or seen extra (a die of the background's colour hides its rim) costs part of the layout.
+    layout = len(positions & seen) / max(len(positions | seen), 1)
+    score = 0.3 * layout + 0.25 * (reading.background == card.background) + 0.15 * (reading.coins == card.coins)
+    by_pos = {s.pos: s for s in card.spaces}
+    checks = 0
+    good = 0.0
+    for s in reading.spaces:
+        want = by_pos.get(s.pos)
+        if want is None or s.pos in covered:
+            continue
+        checks += 2
+        good += (s.colour == want.colour) + (s.value == want.value)
+    return score + 0.3 * (good / checks if checks else 0.5)
+
+
+def identify(reading: CardReading, deck: Deck | Sequence[MotifCard],
+             covered: frozenset[tuple[int, int]] = frozenset()) -> Identification:
+    """The deck card ``reading`` is (``covered``: positions whose print a die hides, ignored)."""
+    cards = deck.motif_cards if isinstance(deck, Deck) else tuple(deck)
+    if not reading.found or not cards:
+        return Identification(None, 0.0, None, 0.0)
+    covered = covered | {s.pos for s in reading.spaces if s.covered}
+    scored = sorted(((_match(reading, c, covered), c.id) for c in cards), reverse=True)
+    best, second = scored[0], scored[1] if len(scored) > 1 else (0.0, None)
+    margin = best[0] - second[0]
+    if best[0] < 0.55 and not (best[0] >= 0.4 and margin >= 0.15):
+        return Identification(None, best[0], best[1], 0.0, reading.upside_down)
+    # A reading that contradicts itself (coins that do not go with the spaces, a layout that fits badly) is not
+    # trusted however well it matches: a misread layout can match a wrong card best.
+    confidence = float(min(1.0, margin / 0.15, reading.coins_confidence, 0.4 + reading.layout_confidence))
+    return Identification(best[1], best[0], second[1], confidence, reading.upside_down)
+
+
+# --- the dice on the spaces ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpaceDie:
+    """What lies on one space of an identified card: the die (``None`` = empty), how sure, and why not."""
+
+    card: str
+    space: int  # 1-based, the deck file's order
+    die: Die | None
+    confidence: float
+    unsure: bool
+    why: str = ""
+    centre_px: tuple[float, float] = (0.0, 0.0)
+    reading: DieReading | None = None
+
+
+def dicetreasure_palette() -> Palette:
+    """The five Dice Treasure dice colours, nominal (taught at the table with ``vision.colour.calibrate``)."""
+    return nominal_palette("dicetreasure")
+
+
+def _occupied_classical(card: _Card, centre: tuple[float, float], colour: str | None, value: int | None) -> float:
+    """Evidence (0..1) that something covers the space's print, from what the print would show there: a white
+    middle (a value badge, or a white space) that is not white, or a plain coloured space that has spots."""
+    k = CARD_PX_PER_MM
+    cx, cy = centre
+    r = round(5.2 * k)
+    patch = card.lab[max(round(cy) - r, 0):round(cy) + r + 1, max(round(cx) - r, 0):round(cx) + r + 1]
+    yy, xx = np.mgrid[0:patch.shape[0], 0:patch.shape[1]]
+    inside = np.hypot(xx - min(r, round(cx)), yy - min(r, round(cy))) <= r
+    pixels = patch[inside].reshape(-1, 3)
+    if value is not None or colour is None:
+        white = (pixels[:, 0] > 72) & (np.hypot(pixels[:, 1], pixels[:, 2]) < 18)
+        share = float(white.mean())
+        # Empty: white but for printed pips (at most ~20%); a die: its pips at most (white pips on a dark die).
+        return float(np.clip((0.62 - share) / 0.3, 0, 1))
+    # A plain coloured space: a die's pips (anywhere on its top face) stand out from its body.
+    r = round(5.5 * k)  # inside the printed outline (8 mm out) even where the card is fitted 1 mm off
+    square = card.lab[max(round(cy) - r, 0):round(cy) + r + 1, max(round(cx) - r, 0):round(cx) + r + 1]
+    flat = square.reshape(-1, 3)
+    median = np.median(flat, axis=0)
+    spots = float((_distance(flat, median) > 14).mean())
+    return float(np.clip((spots - 0.02) / 0.04, 0, 1))
+
+
+def read_space_dice(frame: np.ndarray, card: MotifCard, reading: CardReading, image: _Card,
+                    recognizer: DiceRecognizer) -> tuple[SpaceDie, ...]:
+    """The die on each space of ``card`` (identified from ``reading``), in the deck file's order.
+
+    Whether a space holds a die is the classical stage's answer (the print expected there from the deck, or
+    not): the face model's "not a die" class was trained on table clutter and takes a printed space with pips
+    for a die. The die reader then reads the face and colour of the dice found; its doubts make the space
+    unsure, and so does a classical answer near its threshold."""
+    k = CARD_PX_PER_MM
+    centres = [(x * k, y * k) for x, y in (space_centre(card, s.pos) for s in card.spaces)]
+    evidence = [_occupied_classical(image, centres[i], s.colour, s.value) for i, s in enumerate(card.spaces)]
+    occupied = [i for i, e in enumerate(evidence) if e >= 0.5]
+    candidates = [DieCandidate(centres[i], DIE_MM * k, estimate_angle(image.bgr, centres[i], DIE_MM * k), 1.0)
+                  for i in occupied]
+    found: dict[int, DieReading] = {}
+    if candidates:
+        recognizer.detector = FixedDetector(candidates)
+        for d in recognizer.read_candidates(image.bgr, candidates):
+            i = min(occupied, key=lambda j: math.dist(centres[j], d.centre))
+            found[i] = d
+    frame_px = cv2.perspectiveTransform(np.array([centres], np.float64), image.card_to_frame)[0]
+    out = []
+    for i in range(len(card.spaces)):
+        centre = (float(frame_px[i][0]), float(frame_px[i][1]))
+        sure_of_place = abs(evidence[i] - 0.5) * 2  # 0 at the threshold, 1 far from it
+        if i not in occupied:
+            unsure = sure_of_place < SURE
+            out.append(SpaceDie(card.id, i + 1, None, sure_of_place, unsure,
+                                "looks empty, but not clearly" if unsure else "", centre))
+            continue
+        die_read = found.get(i)
+        if die_read is None:
+            out.append(SpaceDie(card.id, i + 1, None, 0.3, True, "something covers the space, but no die is read",
+                                centre))
+            continue
+        d = die_read
+        colour_ok = d.colour_distance < COLOUR_FAR
+        why = []
+        if d.unsure or d.confidence < CONFIDENCE_FLOOR:
+            why.append(f"face hard to read (looks like {d.value})")
+        if not colour_ok:
+            why.append(f"colour unclear (looks {d.colour})")
+        if sure_of_place < SURE:
+            why.append("the space may be empty")
+        conf = min(sure_of_place, d.confidence, 1.0 if colour_ok else 0.5)
+        out.append(SpaceDie(card.id, i + 1, Die(d.value, d.colour), conf, bool(why), "; ".join(why), centre, d))
+    return tuple(out)
+
+
+# --- loose dice ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LooseDie:
+    """A die lying in a zone (the tray, a reserve): the die, how sure, and its centre in the frame."""
+
+    zone: str
+    die: Die
+    confidence: float
+    unsure: bool
+    centre_px: tuple[float, float]
+    lab: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecognizer,
+               detector: Any) -> tuple[LooseDie, ...]:
+    """The dice in a zone, from the die reader on the zone rectified at :data:`ZONE_PX_PER_MM`."""
+    k = ZONE_PX_PER_MM
+    rect = zone.rect
+    to_zone = spot_transform(fit, rect, k)
+    size = (round(rect.w * k), round(rect.h * k))
+    img = cv2.warpPerspective(frame, to_zone, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab = _lab_image(img)
+    paper = (lab[..., 0] > np.percentile(lab[..., 0], 60)) & (np.hypot(lab[..., 1], lab[..., 2]) < 15)
+    img = white_balance(img, paper)
+    recognizer.detector = detector
+    dice = recognizer.read(img)
+    back = np.linalg.inv(to_zone)
+    out = []
+    for d in dice:
+        p = cv2.perspectiveTransform(np.array([[d.centre]], np.float64), back)[0, 0]
+        colour_ok = d.colour_distance < COLOUR_FAR
+        conf = d.confidence if colour_ok else min(d.confidence, 0.5)
+        out.append(LooseDie(zone.key, Die(d.value, d.colour), conf, d.unsure or not colour_ok or conf < SURE,
+                            (float(p[0]), float(p[1])), d.lab))
+    return tuple(out)
+
+
+def teach_palette(reader: DiceTreasureReader, frame: np.ndarray, registration: Registration) -> Palette:
+    """The dice colours of this table, from one die of each of the five colours laid in the tray (any order):
+    :func:`vision.colour.calibrate` on the tray's dice as the reader sees them (white-balanced on the mat).
+    Raises :class:`vision.colour.PaletteError` when the tray does not show exactly one die per colour."""
+    view = registration.zone("tray")
+    if view is None:
+        raise PaletteError("the tray is not in view: the palette is taught from dice laid in the tray")
+    dice = read_loose(frame, view.fit, view.zone, reader.recognizer, reader.detector)
+    reader.recognizer.detector = reader.detector
+    base = dicetreasure_palette()
+    return calibrate([(d.centre_px, d.lab) for d in dice], base).palette
+
+
+# --- a whole table ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardOnTable:
+    """A card spot of the table: what was read, which deck card it is, and the dice on its spaces."""
+
+    reading: CardReading
+    identity: Identification
+    dice: tuple[SpaceDie, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableReading:
+    """One frame of a Dice Treasure table: every card found, the loose dice per zone, and every problem."""
+
+    cards: tuple[CardOnTable, ...]
+    loose: Mapping[str, tuple[LooseDie, ...]] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    def card(self, card_id: str) -> CardOnTable | None:
+        return next((c for c in self.cards if c.identity.card == card_id), None)
+
+
+class DiceTreasureReader:
+    """Reads Dice Treasure tables. Load once (the die reader's models load in the constructor), then :meth:`read`
+    per frame with the frame's registration. ``deck`` is the enrolled deck the cards are identified against."""
+
+    def __init__(self, deck: Deck, recognizer: DiceRecognizer | None = None, palette: Palette | None = None,
+                 colours: CardColours | None = None, threads: int = 1) -> None:
+        self.deck = deck
+        self.colours = colours or CardColours.nominal()
+        if recognizer is None:
+            recognizer = DiceRecognizer(palette=palette or dicetreasure_palette(), threads=threads)
+        elif palette is not None:
+            recognizer.palette = palette
+        self.recognizer = recognizer
+        self.detector = recognizer.detector
+        #: Card spot (zone key, spot) -> the card identified there with confidence and its background: a dealt
+        #: card stays on its spot all round, so dice hiding its print later do not make it doubtful again.
+        self.known: dict[tuple[str, int], tuple[str, str]] = {}
+
+    def forget(self) -> None:
+        """Forget which card lies on which spot (a new round: new cards are dealt)."""
+        self.known.clear()
+
+    def set_palette(self, palette: Palette) -> None:
+        """Use a taught palette (:func:`teach_palette`) for the dice from now on."""
+        self.recognizer.palette = palette
+
+    def read(self, frame: np.ndarray, registration: Registration, loose: bool = True,
+             among: Sequence[str] | None = None) -> TableReading:
+        """Every card on the located card spots, the dice on them, and (``loose``) the loose dice. ``among``
+        limits identification to these card ids (the cards the game has dealt)."""
+        deck_cards = self.deck.motif_cards if among is None else tuple(c for c in self.deck.motif_cards
+                                                                         if c.id in set(among))
+        cards: list[CardOnTable] = []
+        problems = list(registration.problems)
+        loose_dice: dict[str, tuple[LooseDie, ...]] = {}
+        for view in registration.zones:
+            zone = view.zone
+            if card_spots(zone):
+                for spot in range(len(card_spots(zone))):
+                    reading, image = read_card(frame, view.fit, zone, spot, self.colours)
+                    problems.extend(f"{zone.label}, card {spot + 1}: {p}" for p in reading.problems)
+                    if not reading.found or image is None:
+                        continue
+                    identity = identify(reading, deck_cards)
+                    other_reading, other_image = turned(reading, image)
+                    other = identify(other_reading, deck_cards)
+                    if other.score > identity.score + 0.1:
+                        reading, image, identity = other_reading, other_image, other
+                    key = (zone.key, spot)
+                    known = self.known.get(key)
+                    if known is not None and identity.confidence < SURE and reading.background == known[1]:
+                        # The card seen there before, as long as the background still says so.
+                        identity = Identification(known[0], identity.score, identity.runner_up, 1.0,
+                                                  reading.upside_down)
+                    elif identity.card is not None and identity.confidence >= SURE:
+                        self.known[key] = (identity.card, reading.background or "")
+                    if identity.card is None:
+                        problems.append(f"{zone.label}, card {spot + 1}: not a card of the deck "
+                                        f"'{self.deck.name}' (closest {identity.runner_up})")
+                        cards.append(CardOnTable(reading, identity))
+                        continue
+                    card = self.deck.card(identity.card)
+                    dice = read_space_dice(frame, card, reading, image, self.recognizer)
+                    # A die hides its space's print: identify again without those spaces, and keep the
+                    # identification only if it still names this card.
+                    covered = frozenset(card.spaces[d.space - 1].pos for d in dice if d.die is not None)
+                    if covered and (known is None or known[0] != identity.card):
+                        again = identify(reading, deck_cards, covered)
+                        if again.card == identity.card:
+                            identity = again
+                            if again.confidence >= SURE:
+                                self.known[key] = (again.card, reading.background or "")
+                        else:
+                            identity = replace(identity, confidence=min(identity.confidence, 0.5))
+                    cards.append(CardOnTable(reading, identity, dice))
+            elif loose and zone.name in ("tray", "common-reserve", "reserve"):
+                loose_dice[zone.key] = read_loose(frame, view.fit, zone, self.recognizer, self.detector)
+        self.recognizer.detector = self.detector
+        return TableReading(tuple(cards), loose_dice, tuple(problems))
+
+
+def teach_colours(readings: Sequence[tuple[CardReading, _Card]], names: Sequence[str]) -> CardColours:
+    """Background references measured from cards whose backgrounds the owner named (one per colour at least);
+    the space colours stay nominal. The table's own print, as the die palette is taught from its own dice."""
+    measured: dict[str, list[np.ndarray]] = {}
+    for (_, image), name in zip(readings, names, strict=True):
+        if image is not None:
+            measured.setdefault(name, []).append(_background(image.lab))
+    base = dict(CardColours.nominal().backgrounds)
+    for name, labs in measured.items():
+        m = np.mean(labs, axis=0)
+        base[name] = (float(m[0]), float(m[1]), float(m[2]))
+    return CardColours(tuple(base.items()), CardColours.nominal().spaces, taught=True)
+
+
+# --- measuring (lab renders only; the lab renderer is imported here, never by the device) ------------------
+
+
+def _measure(args: argparse.Namespace) -> dict[str, Any]:  # pragma: no cover - the measurement command
+    from engine.dicetreasure import sample_deck
+    from vision.conditions import parse_condition
+    from vision.dicetreasure_render import render_enrolment, render_state, seeded_turn
+    from vision.registration import locate
+
+    cv2.setNumThreads(1)
+    deck = sample_deck()
+    reader = DiceTreasureReader(deck)
+    condition = parse_condition(args.condition) if args.condition else None
+    out: dict[str, Any] = {"condition": args.condition or "none", "seeds": [args.seed, args.seed + args.frames - 1]}
+
+    def apply(image: np.ndarray, name: str) -> tuple[np.ndarray, float]:
+        if condition is None:
+            return image, 1.0
+        changed = condition.apply(image, name)
+        return changed, (condition.amount if condition.kind == "scale" else 1.0)
+
+    # Enrolment: every card of the deck, one frame each, rebuilt exactly?
+    exact = 0
+    enrol_wrong_sure = 0
+    enrol_times = []
+    cards = deck.motif_cards[: args.cards]
+    for n, card in enumerate(cards):
+        frame = render_enrolment(card, args.seed + 1000 + n, upside_down=(n % 5 == 4))
+        image, _ = apply(frame.image, f"enrol-{n}")
+        t0 = time.perf_counter()
+        reg = locate(image, "dicetreasure")
+        view = reg.zone("motif-cards-1")
+        got = None
+        if view is not None:
+            reading, _ = read_card(image, view.fit, view.zone, 0, reader.colours)
+            if reading.found:
+                got = enrol(reading, card.id)
+        enrol_times.append(time.perf_counter() - t0)
+        right = got is not None and got.entry == canonical_entry(card)
+        exact += right
+        enrol_wrong_sure += bool(got is not None and not right and got.sure)
+    out["enrolment"] = {"cards": len(cards), "exact": exact, "wrong_and_sure": enrol_wrong_sure,
+                        "median_ms": round(1000 * float(np.median(enrol_times)), 1)}
+
+    # Game frames: identification, dice on spaces, loose dice.
+    ident = ident_right = ident_wrong_sure = 0
+    spaces = spaces_right = spaces_unsure = spaces_wrong_sure = 0
+    loose_true = loose_found = loose_right = 0
+    times = []
+    for n in range(args.frames):
+        seed = args.seed + n
+        players = 1 + seed % 4 if args.players == 0 else args.players
+        _, _, after = seeded_turn(players, seed)
+        frame = render_state(after, seed)
+        image, _ = apply(frame.image, f"frame-{n}")
+        t0 = time.perf_counter()
+        reg = locate(image, "dicetreasure", players)
+        table = reader.read(image, reg)
+        times.append(time.perf_counter() - t0)
+        truth = {(c.zone, c.spot): c for c in frame.cards}
+        for c in table.cards:
+            t = truth.get((c.reading.zone, c.reading.spot))
+            if t is None:
+                continue
+            ident += 1
+            ok = c.identity.card == t.card
+            ident_right += ok
+            ident_wrong_sure += bool(not ok and c.identity.card is not None and c.identity.confidence >= SURE)
+            if not ok:
+                continue
+            for d in c.dice:
+                spaces += 1
+                true_die = t.dice[d.space - 1]
+                if d.unsure:
+                    spaces_unsure += 1
+                elif d.die == true_die:
+                    spaces_right += 1
+                else:
+                    spaces_wrong_sure += 1
+        ident += sum(1 for t in frame.cards if not any((c.reading.zone, c.reading.spot) == (t.zone, t.spot)
+                                                        for c in table.cards))
+        for key, dice in (("tray", frame.tray), ("common-reserve", frame.common)):
+            seen = sorted(str(d.die) for d in table.loose.get(key, ()))
+            want = sorted(str(d) for d in dice)
+            loose_true += len(want)
+            loose_found += len(seen)
+            left = list(seen)
+            for w in want:
+                if w in left:
+                    left.remove(w)
+                    loose_right += 1
+    out["identification"] = {"cards": ident, "right": ident_right, "wrong_and_sure": ident_wrong_sure}
+    out["spaces"] = {"spaces": spaces, "right_and_sure": spaces_right, "unsure": spaces_unsure,
+                     "wrong_and_sure": spaces_wrong_sure}
+    out["loose"] = {"true": loose_true, "found": loose_found, "right": loose_right}
+    out["frame_ms_median"] = round(1000 * float(np.median(times)), 1) if times else None
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - the measurement command
+    parser = argparse.ArgumentParser(prog="python -m vision.dicetreasure_read", description=__doc__.split("\n")[0])
+    parser.add_argument("--measure", action="store_true", help="measure on rendered frames (lab)")
+    parser.add_argument("--seed", type=int, default=5000, help="first seed (never tuned on: 5000 and up)")
+    parser.add_argument("--frames", type=int, default=20)
+    parser.add_argument("--cards", type=int, default=63, help="deck cards to enrol")
+    parser.add_argument("--players", type=int, default=0, help="0: 1 to 4 by seed")
+    parser.add_argument("--condition", default="", help="KIND:AMOUNT (vision.conditions)")
+    args = parser.parse_args(argv)
+    if not args.measure:
+        parser.print_help()
+        return 2
+    print(json.dumps(_measure(args), indent=1))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
