@@ -379,7 +379,7 @@ def _snap_origin(lattice: BrickLattice, ref: BrickLattice) -> BrickLattice:
 
 
 def _refine(lattice: BrickLattice, centres: np.ndarray, weights: np.ndarray) -> BrickLattice | None:
-    """Least squares of origin, step and up on the dice within ON_LATTICE of a slot (similarity when few)."""
+    """Least squares of origin and step (up follows) on the dice within ON_LATTICE of a slot."""
     for _ in range(2):
         coords = _lattice_coords(centres, lattice)
         level = np.round(coords[:, 1])
@@ -394,22 +394,18 @@ def _refine(lattice: BrickLattice, centres: np.ndarray, weights: np.ndarray) -> 
         l_coef = level[on]
         pts = centres[on]
         w = np.sqrt(weights[on])
-        if n >= 6 and len(set(l_coef.tolist())) >= 2 and len(set(a_coef.tolist())) >= 3:
-            design = np.column_stack([np.ones(n), a_coef, l_coef]) * w[:, None]
-            sol, *_ = np.linalg.lstsq(design, pts * w[:, None], rcond=None)
-            origin, step, up = sol[0], sol[1], sol[2]
-        else:
-            # Similarity: up is step turned by -90 degrees; unknowns origin (2), step (2).
-            rows, rhs = [], []
-            for (x, y), ac, lc, wi in zip(pts, a_coef, l_coef, w, strict=True):
-                # x = ox + ac*sx + lc*sy ; y = oy + ac*sy - lc*sx
-                rows.append(np.array([1, 0, ac, lc]) * wi)
-                rhs.append(x * wi)
-                rows.append(np.array([0, 1, -lc, ac]) * wi)
-                rhs.append(y * wi)
-            sol, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
-            origin, step = sol[:2], sol[2:]
-            up = np.array([step[1], -step[0]])
+        # A similarity (up is step turned by -90 degrees; unknowns origin and step): the rectified zone is metric
+        # and the dice tops are all one height, so only the parallax's slight growth is left, a scale.
+        rows, rhs = [], []
+        for (x, y), ac, lc, wi in zip(pts, a_coef, l_coef, w, strict=True):
+            # x = ox + ac*sx + lc*sy ; y = oy + ac*sy - lc*sx
+            rows.append(np.array([1, 0, ac, lc]) * wi)
+            rhs.append(x * wi)
+            rows.append(np.array([0, 1, -lc, ac]) * wi)
+            rhs.append(y * wi)
+        sol, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
+        origin, step = sol[:2], sol[2:]
+        up = np.array([step[1], -step[0]])
         lattice = BrickLattice((float(origin[0]), float(origin[1])), (float(step[0]), float(step[1])),
                                (float(up[0]), float(up[1])), n)
     return lattice
@@ -428,7 +424,9 @@ class _Crops:
 class PyradiceReader:
     """Reads Pyradice tables. Load once (models in the constructor), then :meth:`read` per still frame.
 
-    It keeps each board's lattice from frame to frame (refined as dice are added) and the taught palette."""
+    It keeps each board's lattice from frame to frame (refined as dice are added) and the taught palette; the
+    quarry's grid is fitted anew in every frame (its prior comes from the mat's homography, which a bumped board
+    changes)."""
 
     def __init__(self, players: int, faces: FaceModel | None = None, detector: Any = None,
                  palette: Palette | None = None, px_per_mm: float = PX_PER_MM, threads: int = 1) -> None:
@@ -444,6 +442,7 @@ class PyradiceReader:
         self.palette = palette or nominal_palette("pyradice")
         self.ppm = px_per_mm
         self.lattices: dict[int, BrickLattice] = {}
+        #: The quarry grid last fitted (for drawing; each frame fits its own from the mat's homography).
         self.quarry_grid: tuple[np.ndarray, float, float, np.ndarray, float] | None = None
 
     # --- colours ---------------------------------------------------------------------------------
@@ -573,10 +572,15 @@ class PyradiceReader:
         return out
 
     # --- the quarry --------------------------------------------------------------------------------
-    def read_quarry(self, image: np.ndarray, view: ZoneView, prior: Iterable[Position] | None = None) -> QuarryReading:
+    def read_quarry(self, image: np.ndarray, view: ZoneView,
+                    prior: Mapping[Position, Die] | Iterable[Position] | None = None) -> QuarryReading:
+        """The quarry, judged from where the game believes its dice are (``prior``: positions, or positions with
+        their dice; a full quarry when not given). Where the game knows a die, a top that does not look like it
+        is never sure: a die taken, swapped (skill A4) or misread are told apart by the turn, not by one look."""
         ppm = self.ppm
         geo = geometry(self.boxes)
         believed = set(geo.positions if prior is None else prior)
+        expected: Mapping[Position, Die] = prior if isinstance(prior, Mapping) else {}
         zone = rectify(image, view, ppm)
         found = self._find(zone)
         zx, zy = view.zone.rect.x, view.zone.rect.y
@@ -585,8 +589,6 @@ class PyradiceReader:
         foot_rect = view.zone.outlines[0].rect if view.zone.outlines else view.zone.rect
         centre0 = np.array([foot_rect.centre[0] - zx, foot_rect.centre[1] - zy])
         grid = _QuarryGrid(self.boxes, centre0, DIE_MM * 1.02, 0.0, foot0, DIE_MM / max(camera.height, 200.0))
-        if self.quarry_grid is not None:
-            grid = _QuarryGrid(self.boxes, *self.quarry_grid)
         centres = np.array([[c.centre[0] / ppm, c.centre[1] / ppm] for c in found]) if found else np.zeros((0, 2))
         # Which positions can show their top: the believed ones no believed die covers.
         top = [p for p in geo.positions if p in believed and not any(q in believed for q in geo.covers[p])]
@@ -626,17 +628,20 @@ class PyradiceReader:
             for k, pos in enumerate(look):
                 p_die = 1.0 - float(not_die[k])
                 det = near[k]
-                votes_die = (p_die >= 1 - DIE_BELOW) + (det > FOUND)
-                votes_empty = (p_die <= 1 - EMPTY_ABOVE) + (det == 0.0)
-                occupancy = 0.5 * p_die + 0.5 * min(1.0, det / FOUND)
-                occ = p_die >= 0.5
-                sure = votes_die == 2 or votes_empty == 2
+                known = expected.get(pos)
+                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], known)
                 read = reads[k]
                 present[pos] = occ or not sure  # an unsure position is kept (a die is not taken on a guess)
-                reason = "" if sure else "cannot tell whether a die is there"
-                unsure = not sure or (occ and read.unsure)
-                if occ and read.unsure and not reason:
-                    reason = read.reason
+                unsure = not sure
+                if sure:
+                    reason = ""
+                elif known is not None and occ and read.die == known:
+                    reason = read.reason or "hard to read"
+                elif known is not None:
+                    reason = f"looks like {read.die}, the game has {known} there" if occ else \
+                        f"looks empty, the game has {known} there"
+                else:
+                    reason = read.reason if occ and read.unsure else "cannot tell whether a die is there"
                 readings[pos] = PositionReading(pos, PRESENT if present[pos] else EMPTY, occupancy,
                                                 read if present[pos] else None, unsure, reason,
                                                 (float(frame_pts[k, 0]), float(frame_pts[k, 1])))
@@ -679,9 +684,10 @@ class PyradiceReader:
         return ReserveReading(seat, occupied, read, unsure, True, reason)
 
     # --- a whole frame ------------------------------------------------------------------------------
-    def read(self, image: np.ndarray, reg: Registration, quarry: Iterable[Position] | None = None) -> PyradiceReading:
-        """Everything on the table; ``quarry`` is where the game believes quarry dice are (a full quarry when
-        not given)."""
+    def read(self, image: np.ndarray, reg: Registration,
+             quarry: Mapping[Position, Die] | Iterable[Position] | None = None) -> PyradiceReading:
+        """Everything on the table; ``quarry`` is where the game believes quarry dice are, with their dice
+        where it knows them (a full quarry when not given)."""
         boards, reserves = [], []
         problems = list(reg.problems)
         for seat in range(1, self.players + 1):
@@ -732,6 +738,23 @@ def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | Non
     return occupied, share, sure
 
 
+def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | None) -> tuple[bool, float, bool]:
+    """Is a die's top at a quarry position, the share of the measures that say so, and is that sure?
+
+    From above, a die gone from layer 1 or 2 leaves the corners of the dice under it (or, seen at a slant,
+    a lower die's top almost where it was), which the face model and the detector may take for a die; and
+    the detector misses some tops among touching dice. So where the game knows the die, only a top that
+    reads sure as exactly that die is sure; anything else is left to the turn to explain. Where it does not,
+    a sure die needs every measure (a strong find, pips counted, the face model), and a sure empty none."""
+    occupied = found >= FOUND or read.pips is not None or (found >= FAINT and p_die >= 0.5)
+    share = (min(found / FOUND, 1.0) + (read.pips is not None) + p_die) / 3
+    if known is not None:
+        return occupied, share, occupied and not read.unsure and read.die == known
+    if occupied:
+        return True, share, found >= FOUND and read.pips is not None and p_die >= 1 - DIE_BELOW and not read.unsure
+    return False, share, found < FAINT and p_die <= 1 - EMPTY_ABOVE
+
+
 def _physics(slots: list[SlotReading]) -> list[SlotReading]:
     """A die read over an empty slot cannot be: both are marked unsure (one of them is misread)."""
     occupied = {s.slot for s in slots if s.occupied}
@@ -760,6 +783,9 @@ class _QuarryGrid:
         self.foot = np.asarray(foot, np.float64)
         self.lam = float(lam)
         self.rows, self.cols = LAYOUTS[boxes][0]
+        #: Where the grid is expected: centre (x, y) and pitch vector (x, y), zone mm.
+        self.prior = (float(self.centre[0]), float(self.centre[1]), self.pitch * math.cos(self.angle_rad),
+                      self.pitch * math.sin(self.angle_rad))
 
     @property
     def angle(self) -> float:
@@ -789,7 +815,7 @@ class _QuarryGrid:
         grid = self
         if len(centres) < 2 or not candidates:
             return grid
-        for reach in (0.5, 0.4, 0.3):
+        for reach in (0.4, 0.3, 0.3):
             pts = np.array([grid.point(p) for p in candidates])
             pairs = []
             for k, c in enumerate(centres):
@@ -800,7 +826,7 @@ class _QuarryGrid:
             if len(pairs) < 3:
                 return grid
             best: tuple[float, _QuarryGrid] | None = None
-            lams = [lam0] if tilted else [lam0 * f for f in (0.6, 0.8, 1.0, 1.25, 1.5)]
+            lams = [lam0 * f for f in (0.95, 1.0, 1.05)] if tilted else [lam0 * f for f in (0.6, 0.8, 1.0, 1.25, 1.5)]
             for lam in lams:
                 fitted = grid._solve(centres, pairs, lam, foot0)
                 if fitted is None:
@@ -815,34 +841,39 @@ class _QuarryGrid:
 
     def _solve(self, centres: np.ndarray, pairs: Sequence[tuple[int, Position]], lam: float,
                foot0: np.ndarray) -> _QuarryGrid | None:
-        # seen = m (centre + ax * a + ay * b) + (1 - m) foot, with a the pitch vector, b = a turned 90 degrees:
-        # linear in (centre, a, foot); the foot is held near foot0 (weakly), as few layers pin it down.
+        # seen = m (centre + ax * a + ay * b) + (1 - m) foot, with a the pitch vector and b = a turned 90 degrees:
+        # linear in (centre, a) with the camera's foot and height held where the mat's homography puts them
+        # (the few die tops found do not pin them down better than that).
         rows, rhs = [], []
         for k, pos in pairs:
             ax, ay = self._coef(pos)
             m = 1.0 / (1.0 - (pos[0] + 1) * lam)
-            x, y = centres[k]
-            # unknowns: cx, cy, ax_, ay_ (a = (ax_, ay_), b = (-ay_, ax_)), fx, fy
-            rows.append([m, 0, m * ax, -m * ay, 1 - m, 0])
+            x, y = centres[k] - (1 - m) * foot0
+            rows.append([m, 0, m * ax, -m * ay])
             rhs.append(x)
-            rows.append([0, m, m * ay, m * ax, 0, 1 - m])
+            rows.append([0, m, m * ay, m * ax])
             rhs.append(y)
-        weight = 0.02
-        rows.append([0, 0, 0, 0, weight, 0])
-        rhs.append(weight * foot0[0])
-        rows.append([0, 0, 0, 0, 0, weight])
-        rhs.append(weight * foot0[1])
+        # The board is laid in its printed footprint, the dice touch: a prior of a few mm on the centre and a few
+        # tenths on the pitch vector, so that a wrong match or two cannot turn the grid.
+        for j, (value, weight) in enumerate(((self.prior[0], 0.5), (self.prior[1], 0.5),
+                                             (self.prior[2], 3.5), (self.prior[3], 3.5))):
+            row = [0.0, 0.0, 0.0, 0.0]
+            row[j] = weight
+            rows.append(row)
+            rhs.append(weight * value)
         sol, *_ = np.linalg.lstsq(np.array(rows, np.float64), np.array(rhs, np.float64), rcond=None)
         pitch = math.hypot(sol[2], sol[3])
-        if not 0.85 * DIE_MM < pitch < 1.2 * DIE_MM:
+        if not 0.9 * DIE_MM < pitch < 1.15 * DIE_MM:
             return None
-        return _QuarryGrid(self.boxes, sol[:2], pitch, math.atan2(sol[3], sol[2]), sol[4:6], lam)
+        out = _QuarryGrid(self.boxes, sol[:2], pitch, math.atan2(sol[3], sol[2]), foot0, lam)
+        out.prior = self.prior
+        return out
 
 
 # --- measuring on rendered frames -----------------------------------------------------------------------
 
 def _tables(seeds: Iterable[int], players: int, turns: Sequence[int], hand: float, condition: str | None,
-            size: tuple[int, int]) -> Iterable[tuple[Any, list[tuple[Any, set[Position]]]]]:
+            size: tuple[int, int]) -> Iterable[tuple[Any, list[tuple[Any, dict[Position, Die]]]]]:
     """Per seed, one table: a frame to teach its colours on (after 3 placements) and the frames measured,
     each with where the quarry's dice were one placement before (what the game believes when it looks)."""
     from vision.conditions import parse_condition
@@ -859,7 +890,7 @@ def _tables(seeds: Iterable[int], players: int, turns: Sequence[int], hand: floa
     for seed in seeds:
         style = random_table_style(np.random.default_rng([seed, players, 99]), hand)
         teach = drawn(seed, 3, replace(style, hand=False), 1)
-        frames = [(drawn(seed, t, style, 7), set(seeded_state(seed, players, max(t - 1, 0)).quarry.dice))
+        frames = [(drawn(seed, t, style, 7), dict(seeded_state(seed, players, max(t - 1, 0)).quarry.dice))
                   for t in turns]
         yield teach, frames
 
@@ -1014,5 +1045,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())
 
-
-_ = Mapping

@@ -109,6 +109,8 @@ class TableTruth:
     homographies: dict[str, np.ndarray] = field(default_factory=dict)
     camera_height_mm: float = 0.0
     quarry_pitch_mm: float = 0.0
+    #: The point under the camera in each mat's mm (with the height, what makes upper dice seen elsewhere).
+    camera_feet: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def visible_top(self, pos: Position) -> bool:
         """A quarry die whose whole top is in view: present, uncovered and not under the hand."""
@@ -440,6 +442,7 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
     boards: dict[int, BoardTruth] = {}
     reserves: dict[int, Die | None] = {}
     homographies: dict[str, np.ndarray] = {}
+    feet: dict[str, tuple[float, float]] = {}
     jobs: list[tuple[list[_Cube], np.ndarray]] = []  # (dice of one height band, sheet mm -> table) in draw order
     quarry_pitch = DIE_MM
     quarry_place: tuple[tuple[float, float], float] = ((0.0, 0.0), 0.0)
@@ -448,6 +451,8 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
         mat = pm.mat
         to_table = pm.to_table()
         homographies[mat.key] = table_to_frame @ to_table
+        foot = np.linalg.inv(to_table) @ np.array([camera.centre[0], camera.centre[1], 1.0])
+        feet[mat.key] = (float(foot[0] / foot[2]), float(foot[1] / foot[2]))
         ppm = 4.0
         raster = mat_raster(mat, ppm).astype(np.uint8)
         cubes: list[_Cube] = []
@@ -532,7 +537,8 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
     covered = frozenset(p for p in state.quarry.dice if any(q in state.quarry.dice
                                                             for q in state.quarry.geometry.covers[p]))
     truth = TableTruth(players, boards, dict(state.quarry.dice), covered, reserves, frozenset(hidden_slots),
-                       frozenset(hidden_positions), frozenset(hidden_reserves), homographies, height, quarry_pitch)
+                       frozenset(hidden_positions), frozenset(hidden_reserves), homographies, height, quarry_pitch,
+                       feet)
     return TableFrame(frame, truth, state, view)
 
 

@@ -1,0 +1,206 @@
+"""The Pyradice reader on rendered tables (vision.pyradice_render -> vision.pyradice_read) and its table adapter.
+
+Frames are rendered from seeded engine states (seeds used nowhere in tuning); the reader must get most slots,
+faces and colours right and must mark every wrong reading unsure; the adapter turns a reading of a rendered
+turn into the engine's actions, asking (never guessing) where the reading is in doubt."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+from device.errors import SessionError
+from device.tables import adapter_for
+from device.tables.pyradice import TableSeen
+from engine.dice import Die
+from engine.game import find_game
+from engine.pyradice.pyramid import SLOTS
+from vision.mat_render import random_view
+from vision.pyradice_read import (
+    EMPTY,
+    PRESENT,
+    BoardReading,
+    BrickLattice,
+    DieRead,
+    PositionReading,
+    PyradiceReader,
+    PyradiceReading,
+    QuarryReading,
+    ReserveReading,
+    SlotReading,
+    _teach_from_truth,
+    fit_lattice,
+    score_frame,
+)
+from vision.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
+from vision.registration import MarkerFinder, locate
+
+SIZE = (1280, 960)
+
+
+@pytest.fixture(scope="module")
+def reader() -> PyradiceReader:
+    return PyradiceReader(2)
+
+
+def _frame(state: Any, seed: int, style: Any, k: int) -> TableFrame:
+    rng = np.random.default_rng([seed, 2, k, 31])
+    return render_table(state, rng, SIZE, random_view(rng, max_tilt=25.0), style)
+
+
+def _taught(reader: PyradiceReader, seed: int, style: Any) -> None:
+    """The players name the dice on the boards once per table (set-up), here from the truth."""
+    teach = _frame(seeded_state(seed, 2, 4), seed, style, 0)
+    reader.lattices.clear()
+    _teach_from_truth(reader, teach, teach.image, locate(teach.image, "pyradice", 2, MarkerFinder()))
+    reader.lattices.clear()
+
+
+def test_brick_lattice_found_from_a_few_dice_of_unknown_pitch() -> None:
+    truth = BrickLattice((30.0, 100.0), (17.2 * math.cos(0.03), 17.2 * math.sin(0.03)),
+                         (17.2 * math.sin(0.03), -17.2 * math.cos(0.03)))
+    used = [(1, 0), (1, 1), (1, 2), (1, 4), (2, 0), (2, 1), (3, 0)]
+    rng = np.random.default_rng(3)
+    centres = np.array([truth.centre(s) for s in used]) + rng.normal(0, 0.4, (len(used), 2))
+    prior = BrickLattice((27.0, 102.0), (17.5, 0.0), (0.0, -17.5))  # nominal pitch, board off by a few mm
+    fitted = fit_lattice(centres, np.ones(len(used)), prior)
+    assert fitted is not None and fitted.dice == len(used)
+    assert abs(fitted.pitch - 17.2) < 0.3
+    assert max(math.dist(fitted.centre(s), truth.centre(s)) for s in SLOTS) < 1.5  # every slot, filled or not
+
+
+@pytest.mark.parametrize(("seed", "turns"), [(7301, 10), (7302, 24)])
+def test_rendered_tables_are_read_and_no_wrong_reading_is_sure(reader: PyradiceReader, seed: int,
+                                                              turns: int) -> None:
+    style = random_table_style(np.random.default_rng([seed, 99]), hand=0.0)
+    _taught(reader, seed, style)
+    state = seeded_state(seed, 2, turns)
+    frame = _frame(state, seed, style, 1)
+    reg = locate(frame.image, "pyradice", 2, MarkerFinder())
+    assert {"board-1", "board-2", "quarry"} <= {z.zone.key for z in reg.zones}
+    before = seeded_state(seed, 2, turns - 1).quarry.dice  # what the game believed before the last turn
+    reading = reader.read(frame.image, reg, dict(before))
+    counts = score_frame(reading, frame.truth)
+    assert counts["slots"] == 42
+    assert counts["sure_wrong"] == 0
+    assert counts["occupancy_right"] >= 0.9 * counts["slots"]
+    assert counts["dice"] >= 0.8 * sum(len(b.dice) for b in frame.truth.boards.values())
+    assert counts["face_right"] >= 0.9 * counts["dice"] and counts["colour_right"] >= 0.85 * counts["dice"]
+    assert counts["quarry_tops"] > 0 and counts["quarry_top_face_right"] >= 0.6 * counts["quarry_tops"]
+    # Everything the reading reports carries a confidence and lands in the frame.
+    for board in reading.boards:
+        assert len(board.slots) == 21 and board.lattice is not None
+        for s in board.slots:
+            assert 0.0 <= s.occupancy <= 1.0 and 0 <= s.centre[0] < SIZE[0] and 0 <= s.centre[1] < SIZE[1]
+
+
+def test_adapter_explains_a_rendered_turn_with_the_true_actions(reader: PyradiceReader) -> None:
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    seed = 7305
+    style = random_table_style(np.random.default_rng([seed, 99]), hand=0.0)
+    _taught(reader, seed, style)
+    before = seeded_state(seed, 2, 9)
+    rng = random.Random(seed)
+    take = rng.choice([a for a in game.legal_actions(before) if a.kind == "take"])
+    taken = game.apply(before, take)
+    place = rng.choice(game.legal_actions(taken))
+    after = game.apply(taken, place)
+    frame = _frame(after, seed, style, 2)
+    reader.lattices.clear()
+    reading = reader.read(frame.image, locate(frame.image, "pyradice", 2, MarkerFinder()), dict(before.quarry.dice))
+    seen = table.observe([reading], moved=True)
+    explained = table.explain(before, seen)
+    if explained.problems:
+        # The table asks; the players correct what it named from what lies there (the truth) and it is explained.
+        assert all("hard to read" in p or "changed" in p for p in explained.problems), explained.problems
+        mine = frame.truth.boards[before.turn + 1].dice
+        for k, place_ in enumerate(_index(reading)):
+            if place_[0] == before.turn + 1:
+                table_value = mine.get(place_[1])
+                seen = table.correct(seen, k, table_value)
+        explained = table.explain(before, seen)
+    assert not explained.problems, explained.problems
+    assert explained.actions[:2] == (take, place)
+    assert table.seen_json(seen)["boards"][0]["slots"][0]["slot"] == "1,0"
+    assert 0 <= table.reading_at(seen, *reading.boards[0].slots[0].centre) < len(_index(reading))
+
+
+def _index(reading: PyradiceReading) -> list[tuple[int, Any]]:
+    return [(b.seat, s.slot) for b in reading.boards for s in b.slots]
+
+
+def _die(value: int, colour: str, unsure: bool = False) -> DieRead:
+    return DieRead(value, colour, 0.99, 0.9, (50.0, 0.0, 0.0), unsure, "low confidence" if unsure else "")
+
+
+def _reading_of(state: Any, unsure_slot: tuple[int, int] | None = None, seat_of_doubt: int = 1) -> PyradiceReading:
+    """A reading that sees exactly ``state`` (every board, the quarry's uncovered tops), one slot in doubt."""
+    boards = []
+    for seat, player in enumerate(state.players, start=1):
+        slots = []
+        for s in SLOTS:
+            die = player.pyramid.get(s)
+            doubt = seat == seat_of_doubt and s == unsure_slot
+            read = _die(die.value, die.colour, doubt) if die is not None else None
+            slots.append(SlotReading(s, die is not None, 1.0 if die else 0.0, read, doubt,
+                                     "low confidence" if doubt else "", (100.0 + s[1] * 20, 100.0 + s[0] * 20)))
+        boards.append(BoardReading(seat, tuple(slots)))
+    positions = []
+    for pos in state.quarry.geometry.positions:
+        die = state.quarry.dice.get(pos)
+        covered = die is not None and any(q in state.quarry.dice for q in state.quarry.geometry.covers[pos])
+        positions.append(PositionReading(pos, EMPTY if die is None else ("covered" if covered else PRESENT), 1.0,
+                                         None if die is None or covered else _die(die.value, die.colour), False,
+                                         "", (600.0, 600.0)))
+    reserves = tuple(ReserveReading(seat, False, None, False) for seat in (1, 2))
+    return PyradiceReading(2, tuple(boards), QuarryReading(tuple(positions)), reserves)
+
+
+def test_a_doubtful_slot_is_asked_about_corrected_or_confirmed() -> None:
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    before = seeded_state(42, 2, 8)
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+    place = game.legal_actions(taken)[0]
+    after = game.apply(taken, place)
+    slot = place.slot
+    seen = table.observe([_reading_of(after, unsure_slot=slot, seat_of_doubt=before.turn + 1)], moved=True)
+    explained = table.explain(before, seen)
+    assert explained.problems == (f"level {slot[0]}, slot {slot[1] + 1} is hard to read: correct it or press CONFIRM",)
+    assert table.explain(before, table.confirm(seen)).actions[:2] == (take, place)
+    k = next(i for i, (seat, s) in enumerate(_index(seen.reading)) if seat == before.turn + 1 and s == slot)
+    die = after.players[before.turn].pyramid[slot]
+    assert table.explain(before, table.correct(seen, k, str(die))).actions[:2] == (take, place)
+    wrong = Die(die.value % 6 + 1, die.colour)
+    assert table.explain(before, table.correct(seen, k, wrong)).problems  # no legal turn places that die
+    with pytest.raises(SessionError):
+        table.correct(seen, k, "purple:3")
+    with pytest.raises(SessionError):
+        table.correct(seen, 10_000, "white:3")
+    # Nothing changed on the table: nothing to take; another player's die moved: asked, not ignored.
+    assert table.explain(before, table.observe([_reading_of(before)], moved=False)).actions == ()
+    bumped = _reading_of(before)
+    other = before.turn ^ 1
+    other_board = bumped.boards[other]
+    first = next(s for s in other_board.slots if s.occupied)
+    changed = (SlotReading(first.slot, False, 0.0, None, False, "", first.centre),
+               *[s for s in other_board.slots if s.slot != first.slot])
+    boards = list(bumped.boards)
+    boards[other] = BoardReading(other_board.seat, tuple(sorted(changed, key=lambda s: SLOTS.index(s.slot))))
+    problems = table.explain(before, table.observe([PyradiceReading(2, tuple(boards), bumped.quarry,
+                                                                    bumped.reserves)], moved=True)).problems
+    assert problems == (f"{before.players[other].name}'s {first.slot[0]},{first.slot[1]} changed: bumped?",)
+
+
+def test_the_table_is_still_played_on_the_page() -> None:
+    table = adapter_for(find_game("pyradice"))
+    assert table.live == "offline"
+    with pytest.raises(SessionError, match="cannot be read from the camera yet"):
+        table.observe([], moved=True)
+    assert isinstance(table.observe([_reading_of(seeded_state(1, 2, 2))], moved=False), TableSeen)
