@@ -45,6 +45,8 @@ class CameraConfig:
     #: Frames (recorded files, or pictures from a driver) larger than this are refused before decoding.
     max_frame_pixels: int = 4096 * 3072
     max_frame_bytes: int = 16 * 1024 * 1024
+    #: Scale of the rectified zone images the readers get (vision/registration.py); 0: width / 800 mm.
+    zone_px_per_mm: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,17 @@ from typing import Any
 import cv2
 import numpy as np
 
+from device.config import CameraConfig
 from device.errors import UsageError
 from vision.mats import GAMES, MAX_SEATS, PAPERS, mats
-from vision.registration import MarkerFinder, Registration, annotate, calibration_report, locate
+from vision.registration import (
+    MarkerFinder,
+    Registration,
+    annotate,
+    calibration_report,
+    default_px_per_mm,
+    locate,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -156,6 +164,13 @@ def calibrate_frame(image: np.ndarray, game: str, players: int = 2, finder: Mark
     """The set-up check of one frame: the JSON-ready report (what the page shows) and the registration."""
     reg = locate(image, game, players, finder or MarkerFinder(thorough=True))
     return calibration_report(reg, game, players), reg
+
+
+def zone_px_per_mm(camera: CameraConfig) -> float:
+    """The rectified zones' scale: ``[camera] zone_px_per_mm``, or the camera's own when that is 0."""
+    if camera.zone_px_per_mm < 0:
+        raise UsageError(f"[camera] zone_px_per_mm {camera.zone_px_per_mm} must not be negative")
+    return camera.zone_px_per_mm or default_px_per_mm(camera.width)
 
 
 def _camera_frame(args: argparse.Namespace) -> np.ndarray:

@@ -326,3 +326,13 @@ def test_camera_advice_measures_each_tables_scale() -> None:
     # Half the 1280-wide frame's pixels per mm (2.06 there); the larger Pyramido table is seen smaller.
     assert 0.9 < pyradice["px_per_mm"] < 1.1 and pyramido["px_per_mm"] < pyradice["px_per_mm"]
     assert pyradice["smallest_piece_px"] == pytest.approx(16 * pyradice["px_per_mm"], abs=0.1)
+
+
+def test_zone_scale_comes_from_the_configuration_or_the_camera() -> None:
+    from device.config import CameraConfig, load_config
+    from device.zones import zone_px_per_mm
+
+    assert load_config(None, search=False).camera.zone_px_per_mm == 0.0  # the documented default
+    assert zone_px_per_mm(CameraConfig(width=1280)) == 1.6
+    assert zone_px_per_mm(CameraConfig(width=2304)) == pytest.approx(2.88)
+    assert zone_px_per_mm(CameraConfig(zone_px_per_mm=4.0)) == 4.0
