@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint pytest train bench clean pi-check wiring
+.PHONY: run test lint pytest train bench soak clean pi-check wiring
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ train: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/companion bench all
+
+# Reliability figures (docs/benchmarks.md): SIGKILLs through every game, an endpoint fuzz, the page under idle
+# connections and streams, an RSS soak; about 40 minutes, loopback only.
+soak: $(STAMP)
+	$(PY) -m device.bench soak
 
 # The Pi install on Raspberry Pi OS's two Debian releases, in debootstrap roots (needs root and debootstrap; slow,
 # not part of `make test`; docs/install.md). PI_CHECK_ARGS="--ref HEAD" installs the committed tree.
