@@ -68,7 +68,7 @@ HUE_SURE = 0.75
 #: A cell's mean hue this far (degrees) from every taught colour is a colour not taught.
 HUE_FAR = 24.0
 #: Icon score (centre lightness over the block's, in L units): icon above ICON_AT, doubt within ICON_DOUBT.
-ICON_AT, ICON_DOUBT = 7.2, 1.6
+ICON_AT, ICON_DOUBT = 7.0, 1.5
 
 
 # --- the palette -------------------------------------------------------------------------------------
@@ -476,7 +476,11 @@ def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette
     ls = np.sort(np.where(mine, s[:, :, 0], np.inf), axis=1)
     quart = np.minimum((mine_n * 0.25).astype(int), ls.shape[1] - 1)
     block_l = np.where(mine.any(axis=1), ls[np.arange(len(winner)), quart], np.median(s[:, :, 0], axis=1))
-    icon = np.median(d[:, :, 0], axis=1) - block_l
+    # Against the block's own pixels and against the palette's lightness of its colour: a plain cell half in a
+    # higher block's shadow has dark pixels that would make its centre look light against them alone.
+    taught_l = np.array([palette.lab[c][0] for c in COLOURS])[winner]
+    centre_l = np.median(d[:, :, 0], axis=1)
+    icon = np.minimum(centre_l - block_l, centre_l - taught_l)
     return {"share": share, "winner": winner, "win_share": win_share, "hue_dist": hue_dist, "icon": icon}
 
 
@@ -661,8 +665,8 @@ class PyramidReader:
         lattice = lattice_of(prep, self.quarter_mm, self.thickness_mm, self.lattices.get(view.zone.key))
         if lattice is not None and lattice.agreement >= 0.5:
             self.lattices[view.zone.key] = lattice
-        first = read_cells(prep, lattice, self.palette, seat=seat, default_stage=stage if known else 1,
-                           thickness_mm=self.thickness_mm)
+        # First at stage 1's height (most of what is seen, and the lattice's own height): enough to align.
+        first = read_cells(prep, lattice, self.palette, seat=seat, default_stage=1, thickness_mm=self.thickness_mm)
         if not known or lattice is None:
             return first
         a = align(first, known)
@@ -675,6 +679,13 @@ class PyramidReader:
         stages = {(c[0] - a.dx, c[1] - a.dy): v[2] for c, v in known.items()}
         second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=stage,
                             thickness_mm=self.thickness_mm)
+        again = align(second, known)
+        if again is not None and (again.dx, again.dy) != (a.dx, a.dy) and again.agree > a.agree:
+            # Read at the recorded heights, the pyramid lies better one cell over: read it there again.
+            a = again
+            stages = {(c[0] - a.dx, c[1] - a.dy): v[2] for c, v in known.items()}
+            second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=stage,
+                                thickness_mm=self.thickness_mm)
         return replace(second.shifted(a.dx, a.dy), problems=tuple(problems) + second.problems)
 
 
@@ -696,3 +707,61 @@ def measure_cells(reading: PyramidReading, truth: Mapping[Cell, tuple[Colour, bo
         win = _window_offsets(reading.lattice.quarter_mm * PX_PER_MM if reading.lattice else 34.0, 0.3)
         per.setdefault(t[0], []).append(_sample(lab, (p[None, :] + win)[None])[0])
     return {col: tuple(float(v) for v in np.median(np.concatenate(s), axis=0)) for col, s in per.items()}  # type: ignore[misc]
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m vision.pyramido_read", description=__doc__.split("\n\n")[0])
+    ap.add_argument("image", nargs="?", help="a frame to read (BGR image file)")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--seat", type=int, default=1, help="whose pyramid (1-based)")
+    ap.add_argument("--draw", help="write the frame with the cells read drawn on it here")
+    ap.add_argument("--measure", action="store_true", help="measure on rendered seeded games (the lab renderer)")
+    ap.add_argument("--seeds", default="100-111", help="seeds A-B measured (the reader was tuned on seeds 1-9)")
+    ap.add_argument("--turns", type=int, default=6, help="placements rendered per game")
+    ap.add_argument("--condition", action="append", default=[], help="KIND:AMOUNT (vision.conditions), repeatable")
+    ap.add_argument("--nominal", action="store_true", help="read with the nominal palette, not one taught per table")
+    ap.add_argument("--hands", type=float, default=0.0, help="share of frames with a hand over the pyramid")
+    ap.add_argument("--tilt", type=float, default=20.0, help="largest camera tilt rendered (degrees)")
+    args = ap.parse_args(argv)
+    if args.measure:
+        from vision.pyramido_render import measure
+
+        lo, _, hi = args.seeds.partition("-")
+        seeds = list(range(int(lo), int(hi or lo) + 1))
+        for cond in args.condition or [None]:
+            print(json.dumps(measure(seeds, args.players, args.turns, cond, not args.nominal, args.hands, args.tilt)),
+                  flush=True)
+        return 0
+    if not args.image:
+        ap.error("give an IMAGE to read, or --measure")
+    from vision.registration import locate
+
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        ap.error(f"cannot read the image {args.image!r}")
+    reg = locate(image, "pyramido", args.players)
+    view = reg.zone(f"pyramid-{args.seat}")
+    if view is None:
+        print(json.dumps({"problems": reg.problems}))
+        return 1
+    reading = read_zone(image, view, seat=args.seat - 1)
+    print(json.dumps({"zone": reading.zone, "lattice": reading.lattice.to_json() if reading.lattice else None,
+                      "cells": [c.to_json() for c in reading.cells if c.colour is not None or not c.sure],
+                      "problems": list(reading.problems)}))
+    if args.draw:
+        out = image.copy()
+        for c in reading.cells:
+            x, y = (round(v) for v in c.centre_px)
+            colour = (0, 0, 255) if not c.sure else (255, 255, 255)
+            if c.colour is not None or not c.sure:
+                label = (c.colour.letter if c.colour else "-") + ("*" if c.icon else "")
+                cv2.putText(out, label, (x - 5, y + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, colour, 1, cv2.LINE_AA)
+        cv2.imwrite(args.draw, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -24,6 +24,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -31,6 +32,7 @@ import numpy as np
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
 from engine.pyramido.exploration import Space
+from engine.pyramido.game import Place
 from engine.pyramido.geometry import lay
 from engine.pyramido.observe import observed
 from vision.mat_render import PlacedMat, mat_raster, table_layout
@@ -636,3 +638,120 @@ def placement_turns(states: Sequence[PyramidoState]) -> list[tuple[PyramidoState
             if after.explorers[seat].pyramid != before.explorers[seat].pyramid:
                 out.append((before, after, seat))
     return out
+
+
+# --- measuring the reader ----------------------------------------------------------------------------
+
+def true_placement(before: PyramidoState, after: PyramidoState, seat: int) -> Place:
+    """The placement taken between two states (the last domino of the mover's pyramid)."""
+    return Place(after.explorers[seat].pyramid.placed[-1].placement)
+
+
+def measure(seeds: Sequence[int], players: int = 2, turns_per_game: int = 6, condition: str | None = None,
+            teach: bool = True, hand_share: float = 0.0, max_tilt: float = 20.0) -> dict[str, Any]:
+    """Render ``turns_per_game`` placements of each seeded game (the first placement included), read the
+    mover's pyramid with :class:`vision.pyramido_read.PyramidReader` (palette taught from one frame of the same
+    table when ``teach``), explain the turn with the table adapter, and count: quarter cells right (occupancy,
+    colour, icon), sure-and-wrong cells, cells a hand hid, placements explained right / asked / wrong, and the
+    reading time on this core."""
+    import time
+
+    from device.tables import adapter_for
+    from vision.conditions import parse_condition
+    from vision.pyramido_read import Palette, PyramidReader, align_view, measure_cells
+    from vision.registration import MarkerFinder, locate
+
+    cv2.setNumThreads(1)
+    cond = parse_condition(condition) if condition else None
+    game = find_game("pyramido")
+    adapter = adapter_for(game)
+    finder = MarkerFinder()
+    counts = {k: 0 for k in ("cells", "occupancy_right", "occupied", "colour_right", "icon_right", "sure_wrong",
+                             "unsure", "hidden", "hidden_sure_wrong", "turns", "explained_right", "asked",
+                             "explained_wrong", "zone_missing")}
+    times: list[float] = []
+    mistakes: list[str] = []
+    asked: list[str] = []
+    for seed in seeds:
+        states = seeded_game(seed, players)
+        turns = placement_turns(states)
+        table = make_table(seed, players, states[-1], max_tilt=max_tilt)
+        rng = np.random.default_rng([seed, 7])
+        palette = Palette.nominal()
+        if teach:
+            # At the table: the players show the camera their pieces and say their colours (here: the truth).
+            last = states[-1]
+            fr = render(table, last, rng)
+            reg = locate(fr.image if cond is None else cond.apply(fr.image, f"teach-{seed}"), "pyramido", players,
+                         finder)
+            zv = reg.zone("pyramid-1")
+            if zv is not None:
+                image = fr.image if cond is None else cond.apply(fr.image, f"teach-{seed}")
+                reading = PyramidReader(palette).read(image, zv, last.explorers[0].pyramid.top_view, stage=4, seat=0)
+                palette = palette.teach(measure_cells(reading, fr.views[0], image, zv))
+        reader = PyramidReader(palette)
+        picks = sorted({0, *np.linspace(0, len(turns) - 1, turns_per_game).round().astype(int).tolist()})
+        for k in picks:
+            before, after, seat = turns[k]
+            hand = seat if rng.random() < hand_share else None
+            fr = render(table, after, rng, hand=hand)
+            image = fr.image if cond is None else cond.apply(fr.image, f"{seed}-{k}")
+            reg = locate(image, "pyramido", players, finder)
+            zv = reg.zone(f"pyramid-{seat + 1}")
+            counts["turns"] += 1
+            if zv is None:
+                counts["zone_missing"] += 1
+                counts["asked"] += 1
+                continue
+            pyramid = before.explorers[seat].pyramid
+            t0 = time.perf_counter()
+            reading = reader.read(image, zv, pyramid.top_view, stage=pyramid.stage, seat=seat)
+            times.append(time.perf_counter() - t0)
+            truth = fr.views[seat]
+            if not reading.aligned:
+                # The first domino: scored after laying it over the truth (the adapter lays it over the rules).
+                a = align_view(reading.view(), after.explorers[seat].pyramid.top_view)
+                if a is not None:
+                    reading = reading.shifted(a.dx, a.dy, aligned=False)
+            read = {c.cell: c for c in reading.cells}
+            for cell in set(truth) | set(read):
+                c = read.get(cell)
+                exp = truth.get(cell)
+                got = (c.colour, c.icon) if c is not None and c.colour is not None else None
+                counts["cells"] += 1
+                hidden = cell in fr.hidden[seat]
+                counts["hidden"] += hidden
+                counts["occupancy_right"] += (got is None) == (exp is None)
+                if exp is not None and got is not None:
+                    counts["occupied"] += 1
+                    counts["colour_right"] += got[0] == exp[0]
+                    counts["icon_right"] += got[1] == exp[1]
+                sure = c is not None and c.sure
+                counts["unsure"] += not sure
+                if got != exp and sure:
+                    counts["sure_wrong"] += 1
+                    counts["hidden_sure_wrong"] += hidden
+                    mistakes.append(f"seed {seed} turn {k} cell {cell}: {exp} read {got}")
+            explained = adapter.explain(before, adapter.observe([reading], moved=True))
+            true = true_placement(before, after, seat)
+            if explained.actions == (true,):
+                counts["explained_right"] += 1
+            elif explained.problems:
+                counts["asked"] += 1
+                asked.append(f"seed {seed} turn {k}: {explained.problems[0][:160]}")
+            else:
+                counts["explained_wrong"] += 1
+                mistakes.append(f"seed {seed} turn {k}: explained {explained.actions} not {true}")
+    n = max(counts["cells"], 1)
+    occ = max(counts["occupied"], 1)
+    return {
+        "seeds": f"{min(seeds)}-{max(seeds)}", "players": players, "condition": condition or "as rendered",
+        "palette": "taught" if teach else "nominal", "hands": hand_share, **counts,
+        "occupancy_accuracy": round(counts["occupancy_right"] / n, 4),
+        "colour_accuracy": round(counts["colour_right"] / occ, 4),
+        "icon_accuracy": round(counts["icon_right"] / occ, 4),
+        "unsure_share": round(counts["unsure"] / n, 4),
+        "read_ms_median": round(1000 * float(np.median(times)), 1) if times else None,
+        "mistakes": mistakes[:12],
+        "asked_why": asked[:12],
+    }

@@ -203,11 +203,17 @@ class PyramidoTable(TableAdapter):
         if seen.seat != state.order[state.turn]:
             return Explained(problems=(f"it is player {state.order[state.turn] + 1}'s turn, not player "
                                        f"{seen.seat + 1}'s",))
+        explained = self._explain_view(state, seen)
         unsure = seen.unsure if not seen.confirmed else ()
-        if unsure:
+        if unsure and not explained.actions:
+            # Cells read unsure are taken as read only when the whole view is then exactly one legal placement of
+            # the domino in hand (a misread cell would not make one); otherwise the players are asked about them.
             return Explained(problems=(f"quarter cells {_cells_text(unsure)} of player {seen.seat + 1}'s pyramid "
                                        "are hard to read (a hand, glare, a colour not taught?): correct them or "
-                                       "press CONFIRM",))
+                                       "press CONFIRM", *explained.problems))
+        return explained
+
+    def _explain_view(self, state: Any, seen: PyramidView) -> Explained:
         pyramid = state.explorers[seen.seat].pyramid
         domino = state.holding
         after = seen.shown()
