@@ -5,7 +5,8 @@ a 2-player Pyradice table (3 small sheets) and a 2-player Dice Treasure table (4
 full :func:`vision.registration.locate` (marker detection, fits, zone checks) with the default finder and the
 thorough one (calibration's), and :meth:`ZoneTracker.update` on a new frame of the same still table (the
 kept-homography path: markers sampled where they should be). "One core" pins the process to one CPU and
-gives OpenCV one thread. Targets (issue 21): under 8 ms to locate, under 1 ms kept, on one core.
+gives OpenCV one thread. Targets (issue 21): under 8 ms to locate, under 1 ms kept, on one core. A fixed OpenCV
+workload (a Gaussian blur of the frame) is timed in the same run as a reference for the machine's load.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         cv2.setNumThreads(threads)
         try:
             fast, thorough = MarkerFinder(), MarkerFinder(thorough=True)
+            gray = cv2.cvtColor(tables[0][2], cv2.COLOR_BGR2GRAY)
+            reference = median_ms(partial(cv2.GaussianBlur, gray, (0, 0), 2.0), repeat)
+            print(f"  {label:9s} reference: Gaussian blur (sigma 2) of the 1280x960 grey frame {reference:.2f} ms "
+                  "(compare runs by it: this machine's load moves every figure)")
             for name, game, image, again in tables:
                 reg = locate(image, game, 2, fast)
                 located = f"{len(reg.fits)} sheets, {len(reg.zones)} zones located"
