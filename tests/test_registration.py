@@ -229,6 +229,18 @@ def test_one_marker_alone_does_not_locate_a_mat() -> None:
     assert any("1 of 8 markers seen, not located" in p for p in reg.problems)
 
 
+def test_grey_and_bgra_frames_locate_the_same() -> None:
+    scene = _scene([PlacedMat(BOARD1, (0, 0), 0)])
+    bgr = locate(scene.image, "pyradice", finder=FINDER).fit("board-1")
+    grey = locate(cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY), "pyradice", finder=FINDER).fit("board-1")
+    bgra = locate(cv2.cvtColor(scene.image, cv2.COLOR_BGR2BGRA), "pyradice", finder=FINDER).fit("board-1")
+    assert bgr is not None and grey is not None and bgra is not None
+    assert np.allclose(bgr.image_to_mat, bgra.image_to_mat)
+    assert np.abs(bgr.image_to_mat - grey.image_to_mat).max() < 1e-2
+    with pytest.raises(ValueError, match="8-bit"):
+        locate(scene.image.astype(np.float32), "pyradice", finder=FINDER)
+
+
 def test_an_empty_table_says_no_markers() -> None:
     reg = locate(np.full((240, 320, 3), 120, np.uint8), finder=FINDER)
     assert reg.game is None and not reg.zones

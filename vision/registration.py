@@ -111,7 +111,12 @@ class MarkerFinder:
     def find(self, image: np.ndarray, mirrored: bool = False) -> list[MarkerSighting]:
         """Every marker in ``image`` (BGR or grey). ``mirrored`` looks in the left-right mirror image instead
         (corners are then given in the mirror image's pixels)."""
-        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if image.ndim == 2:
+            gray = image
+        else:
+            gray = cv2.cvtColor(image, cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+        if gray.dtype != np.uint8:
+            raise ValueError(f"frames must be 8-bit images, not {gray.dtype}")
         if mirrored:
             gray = cv2.flip(gray, 1)
         corners, ids, _ = self._detector.detectMarkers(gray)
