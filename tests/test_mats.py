@@ -4,6 +4,7 @@ true to scale (the SVG rasterised by CairoSVG and its markers found where the la
 from __future__ import annotations
 
 import io
+import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from device.cli import main
-from vision.matprint import mat_drawing, mat_svg, svg_to_pdf, write_mat
+from vision.matprint import mat_drawing, mat_pdf, mat_svg, sheet_index, svg_to_pdf, write_mat
 from vision.mats import (
     GAMES,
     INSET_MM,
@@ -218,6 +219,21 @@ def test_companion_mat_writes_svg_and_says_bad_input_in_one_line(tmp_path: Path,
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_sheet_index_lists_what_the_page_offers_to_print() -> None:
+    index = sheet_index("dicetreasure", 3)
+    json.dumps(index)
+    assert [s["key"] for s in index] == ["player-1", "player-2", "player-3", "tray", "middle"]
+    assert index[0]["sheet"] == 1 and index[0]["paper"] == "a3" and index[0]["page_mm"] == [420.0, 297.0]
+    assert index[3]["zones"][1] == {"zone": "common-reserve", "label": "the common reserve",
+                                    "rect_mm": sheet("dicetreasure", 4, 3).zone("common-reserve").rect.to_json()}
+
+
+@needs_cairo
+def test_mat_pdf_is_the_svg_as_pdf() -> None:
+    data = mat_pdf("pyramido", 3, 2)
+    assert data.startswith(b"%PDF") and b"/MediaBox" in data
 
 
 def test_svg_text_is_parseable_and_small() -> None:

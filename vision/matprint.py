@@ -14,6 +14,7 @@ a :class:`MatError` that says so, and SVG still works.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import drawsvg as draw
 
@@ -114,6 +115,24 @@ def mat_svg(game: str, sheet_number: int = 1, players: int = 2, paper: str | Non
     """The SVG text of one sheet of a game's mats (what ``companion mat`` writes and the page serves)."""
     mat = sheet(game, sheet_number, players)
     return str(mat_drawing(mat, paper, sheet_number, len(mats(game, players))).as_svg())
+
+
+def mat_pdf(game: str, sheet_number: int = 1, players: int = 2, paper: str | None = None) -> bytes:
+    """The PDF of one sheet (needs the Cairo library; without it a one-line :class:`MatError`)."""
+    return svg_to_pdf(mat_svg(game, sheet_number, players, paper))
+
+
+def sheet_index(game: str, players: int = 2) -> list[dict[str, Any]]:
+    """Every sheet of a game for ``players``, JSON-ready, for a page that lists the mats to print."""
+    out: list[dict[str, Any]] = []
+    for number, mat in enumerate(mats(game, players), 1):
+        paper, page_w, page_h = page_for(mat)
+        out.append({
+            "sheet": number, "key": mat.key, "title": mat.title, "size_mm": list(mat.size), "paper": paper,
+            "page_mm": [page_w, page_h], "markers": [m.id for m in mat.markers],
+            "zones": [{"zone": z.key, "label": z.label, "rect_mm": z.rect.to_json()} for z in mat.zones],
+        })
+    return out
 
 
 def svg_to_pdf(svg: str) -> bytes:
