@@ -18,22 +18,20 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from engine.game import GAME_MODULES
+
+#: ``companion game GAME`` and ``companion play GAME`` (every game alike), then each game's own extras
+#: (``companion pasa advise``, ``companion pyramido areas``, ...), one module per game package.
 COMMAND_MODULES: tuple[str, ...] = (
     "engine.cli",
-    "engine.pasa.cli",
-    "engine.pyradice.cli",
-    "engine.pyramido.cli",
-    "engine.dicetreasure.cli",
+    *(f"{package}.cli" for package in GAME_MODULES.values()),
     "vision.cli",
     "device.commands",
     "device.zones",
 )
 
 BENCHMARKS: dict[str, str] = {
-    "pasa": "engine.pasa.bench",
-    "pyradice": "engine.pyradice.bench",
-    "pyramido": "engine.pyramido.bench",
-    "dicetreasure": "engine.dicetreasure.bench",
+    **{name: f"{package}.bench" for name, package in GAME_MODULES.items()},
     "vision": "vision.bench",
     "live": "device.bench",
     "zones": "vision.bench_zones",

@@ -108,6 +108,8 @@ class Game(ABC, Generic[S, A]):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    #: Other names :func:`find_game` knows the game by (its full title spelled as a name, say).
+    aliases: ClassVar[tuple[str, ...]] = ()
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     options: ClassVar[tuple[RuleOption, ...]] = ()
@@ -253,36 +255,47 @@ class Game(ABC, Generic[S, A]):
 
 
 _REGISTRY: dict[str, Game[Any, Any]] = {}
-#: Modules that define games; importing one registers its game. Kept here so that
-#: ``find_game`` works without the caller importing the module first.
+_ALIASES: dict[str, str] = {}
+#: The game packages, in the order the page's catalogue lists them; each package is named after its game
+#: (its ``Game.name``), and importing it registers the game. The one list of games: the command line's
+#: per-game commands and benchmarks, the table adapters and the catalogue are derived from it.
 GAME_MODULES: dict[str, str] = {
     "pasa": "engine.pasa",
     "pyradice": "engine.pyradice",
     "pyramido": "engine.pyramido",
     "dicetreasure": "engine.dicetreasure",
 }
-ALIASES: dict[str, str] = {
-    "paša-řada-pyramida": "pasa",
-    "pasa-rada-pyramida": "pasa",
-    "pyramido-ft": "pyramido",
-    "dice-treasure": "dicetreasure",
-}
+
+G = TypeVar("G", bound="Game[Any, Any]")
 
 
-def register(game_cls: type[Game[Any, Any]]) -> type[Game[Any, Any]]:
-    """Class decorator: register one instance of a game class under its ``name``."""
+def register(game_cls: type[G]) -> type[G]:
+    """Class decorator: register one instance of a game class under its ``name`` and ``aliases``."""
     _REGISTRY[game_cls.name] = game_cls()
+    for alias in game_cls.aliases:
+        _ALIASES[alias.lower()] = game_cls.name
     return game_cls
+
+
+def instance(game_cls: type[G]) -> G:
+    """The registered instance of ``game_cls`` (what :func:`find_game` returns for its name)."""
+    game = _REGISTRY.get(game_cls.name)
+    if not isinstance(game, game_cls):
+        raise TypeError(f"{game_cls.__name__} is not registered (decorate it with @register)")
+    return game
 
 
 def find_game(name: str) -> Game[Any, Any]:
     """The game registered under ``name`` (or an alias); raise ValueError listing the known games."""
     import importlib
 
-    key = ALIASES.get(name.lower(), name.lower())
+    key = name.lower()
     if key not in _REGISTRY and key in GAME_MODULES:
         importlib.import_module(GAME_MODULES[key])
+    if key not in _REGISTRY and key not in _ALIASES:
+        for module in GAME_MODULES.values():  # an alias: the games say their own
+            importlib.import_module(module)
     try:
-        return _REGISTRY[key]
+        return _REGISTRY[_ALIASES.get(key, key)]
     except KeyError:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(sorted(GAME_MODULES))}") from None
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAME_MODULES)}") from None

@@ -1,10 +1,11 @@
 """Dice Treasure (RULES.md section 3): motif cards, placement, reserves, the steal phase, gold, colour chips, solo.
 
-The package owns the card data (:mod:`.cards`: the deck file format, :func:`load_deck`, :func:`validate_deck`,
-the stand-in sample deck), the state and actions (:mod:`.state`), placement legality (:mod:`.placement`:
-:func:`legal_spaces`), the rules (:mod:`.rules`: the registered game ``"dicetreasure"``), reading a turn from
-what the camera saw (:mod:`.observe`), the ``companion dicetreasure`` commands (:mod:`.cli`) and the benchmark
-(:mod:`.bench`).
+The package has the shape of every game package: the state and actions (:mod:`.state`), the game
+(:mod:`.game`: the registered game ``"dicetreasure"``), reading a turn from what the camera saw (:mod:`.observe`)
+and the actions in words (:mod:`.words`). Its own parts: the card data (:mod:`.cards`: the deck file format,
+:func:`load_deck`, :func:`validate_deck`, the stand-in sample deck), placement legality (:mod:`.placement`:
+:func:`legal_spaces`), seeded games (:mod:`.simulate`), the ``companion dicetreasure`` extras (:mod:`.cli`) and
+the benchmark (:mod:`.bench`). :mod:`.rules` is the game's old module name, kept as an alias.
 """
 
 from engine.dicetreasure.cards import (
@@ -17,8 +18,8 @@ from engine.dicetreasure.cards import (
     sample_deck,
     validate_deck,
 )
+from engine.dicetreasure.game import GAME, DiceTreasure, new_game
 from engine.dicetreasure.placement import legal_spaces
-from engine.dicetreasure.rules import GAME, DiceTreasure, new_game
 from engine.dicetreasure.state import (
     Action,
     CardInPlay,

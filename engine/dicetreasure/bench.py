@@ -10,8 +10,8 @@ import statistics
 import time
 
 from engine.dice import Die
+from engine.dicetreasure.game import GAME, new_game
 from engine.dicetreasure.placement import legal_spaces
-from engine.dicetreasure.rules import GAME, new_game
 from engine.dicetreasure.simulate import play_game
 from engine.dicetreasure.state import DiceTreasureState, Phase
 

@@ -20,8 +20,8 @@ from typing import Any
 from engine.cli_support import read_state, rule_options
 from engine.dice import Die
 from engine.dicetreasure.cards import load_deck, validate_deck
+from engine.dicetreasure.game import GAME, new_game
 from engine.dicetreasure.placement import legal_spaces
-from engine.dicetreasure.rules import GAME, new_game
 from engine.dicetreasure.simulate import play_game
 from engine.dicetreasure.state import DiceTreasureState, Phase
 from engine.errors import InvalidActionError
@@ -81,6 +81,8 @@ def _spaces(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise InvalidActionError(f"--games must be at least 1, got {args.games}")
     options = rule_options(args.option)
     deck = load_deck(args.deck) if args.deck else None
     wins: dict[str, float] = {}

@@ -41,7 +41,7 @@ from engine.dicetreasure.state import (
     parse_action,
 )
 from engine.errors import IllegalActionError, InvalidActionError, legal_hint
-from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, instance, register
 
 #: players -> (gold goal, motif cards dealt per round, turns per round T), RULES.md 3.2.
 SETUP: dict[int, tuple[int, int, int]] = {1: (18, 3, 6), 2: (24, 4, 6), 3: (18, 3, 5), 4: (12, 2, 4)}
@@ -302,6 +302,7 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
 
     name = "dicetreasure"
     title = "Dice Treasure"
+    aliases = ("dice-treasure",)
     min_players = 1
     max_players = 4
     options = OPTIONS
@@ -753,7 +754,7 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         return words.board_text(state)
 
 
-GAME = DiceTreasure()
+GAME = instance(DiceTreasure)
 
 
 def describe_card(card: MotifCard) -> str:

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.dice import Die
+from engine.dicetreasure.game import GAME
 from engine.dicetreasure.placement import target_cards
-from engine.dicetreasure.rules import GAME
 from engine.dicetreasure.state import Action, DiceTreasureState, Exchange, Phase, Place, Source
 from engine.errors import AmbiguousActionError, IllegalActionError, InvalidActionError
 

@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from engine import perft as _perft
 from engine.dicetreasure.cards import Deck
-from engine.dicetreasure.rules import GAME, card_gold, new_game
+from engine.dicetreasure.game import GAME, card_gold, new_game
 from engine.dicetreasure.state import (
     Action,
     ClaimBonus,
@@ -101,14 +102,10 @@ def play_game(
 
 
 def perft(state: DiceTreasureState, depth: int) -> int:
-    """Number of decision sequences of length ``depth`` from ``state`` (a chance step or the game's end cuts a
-    sequence short; it then counts once)."""
-    if depth == 0:
-        return 1
-    actions = GAME.legal_actions(state)
-    if not actions:
-        return 1
-    return sum(perft(GAME.apply(state, a), depth - 1) for a in actions)
+    """Number of step sequences of length ``depth`` from ``state``, by :func:`engine.perft.perft`: Dice
+    Treasure does not list its chance outcomes (a handful of dice from a bag), so a chance step cuts a sequence
+    short and counts once."""
+    return _perft.perft(GAME, state, depth)
 
 
 def move_counts(players: int, seed: int, every: int = 40, depth: int = 2) -> list[dict[str, Any]]:

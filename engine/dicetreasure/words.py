@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from engine.dice import Die
 from engine.dicetreasure.cards import MotifCard
+from engine.dicetreasure.game import SOLO_NEW_CARDS, deal_count, dealt_player
 from engine.dicetreasure.placement import target_cards
-from engine.dicetreasure.rules import SOLO_NEW_CARDS, deal_count, dealt_player
 from engine.dicetreasure.state import (
     Action,
     ClaimBonus,

@@ -1,8 +1,11 @@
 """Paša-řada-pyramida: six dice, nine categories, up to three rolls a turn (RULES.md section 4).
 
-:mod:`engine.pasa.rules` scores dice and computes the valid sheet entries, :mod:`engine.pasa.game` is the
-game under the engine contract (registered as ``"pasa"``), :mod:`engine.pasa.advisor` the exact optimal
-advisor, :mod:`engine.pasa.cli` the ``companion pasa`` commands and :mod:`engine.pasa.bench` the benchmark.
+The package has the shape of every game package: :mod:`engine.pasa.state` the state and actions,
+:mod:`engine.pasa.game` the game under the engine contract (registered as ``"pasa"``), :mod:`engine.pasa.observe`
+which action explains the dice seen, :mod:`engine.pasa.words` the actions in words and :mod:`engine.pasa.advice`
+the exact optimal advisor. Its own parts: :mod:`engine.pasa.scoring` (the points of six dice in a category and
+the valid sheet entries), :mod:`engine.pasa.cli` (the ``companion pasa`` extras) and :mod:`engine.pasa.bench`.
+``engine.pasa.rules`` and ``engine.pasa.advisor`` are the old module names, kept as aliases.
 """
 
 from engine.pasa.game import (
@@ -14,13 +17,14 @@ from engine.pasa.game import (
     PasaAction,
     PasaGame,
     PasaState,
+    Phase,
     Reroll,
     Roll,
     Stop,
     parse_action,
     sub_multisets,
 )
-from engine.pasa.rules import (
+from engine.pasa.scoring import (
     CATEGORIES,
     DEFAULT_RULE,
     RULES,
@@ -47,6 +51,7 @@ __all__ = [
     "PasaAction",
     "PasaGame",
     "PasaState",
+    "Phase",
     "Reroll",
     "Roll",
     "Stop",

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from engine.errors import IllegalActionError, InvalidActionError
 from engine.pasa.game import MAX_ROLLS, Choose, PasaAction, PasaGame, PasaState, Reroll, Stop
-from engine.pasa.rules import CATEGORIES, DEFAULT_RULE, TITLES, _score_sorted, check_category, check_dice, check_rule
+from engine.pasa.scoring import CATEGORIES, DEFAULT_RULE, TITLES, _score_sorted, check_category, check_dice, check_rule
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -14,7 +14,7 @@ import statistics
 import time
 from typing import Any
 
-from engine.pasa.rules import DEFAULT_RULE
+from engine.pasa.scoring import DEFAULT_RULE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def _median_time(fn: Any, repeat: int) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.pasa.advisor import Advisor, dice_tables, simulate
+    from engine.pasa.advice import Advisor, dice_tables, simulate
     from engine.pasa.game import PasaGame, PasaState
     from engine.simulate import play
 

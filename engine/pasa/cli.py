@@ -27,7 +27,7 @@ from engine.pasa.game import (
     Roll,
     parse_action,
 )
-from engine.pasa.rules import (
+from engine.pasa.scoring import (
     CATEGORIES,
     DEFAULT_RULE,
     RULES,
@@ -76,7 +76,7 @@ def _parse_used(text: str) -> frozenset[str]:
 
 
 def _cmd_advise(args: argparse.Namespace) -> int:
-    from engine.pasa.advisor import get_advisor
+    from engine.pasa.advice import get_advisor
 
     rule = check_rule(args.rule)
     used = _parse_used(args.used)
@@ -120,7 +120,7 @@ def _cmd_advise(args: argparse.Namespace) -> int:
 
 
 def _cmd_ev(args: argparse.Namespace) -> int:
-    from engine.pasa.advisor import get_advisor
+    from engine.pasa.advice import get_advisor
 
     if args.all:
         for rule in RULES:
@@ -131,7 +131,7 @@ def _cmd_ev(args: argparse.Namespace) -> int:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from engine.pasa.advisor import POLICIES, get_advisor, simulate
+    from engine.pasa.advice import POLICIES, get_advisor, simulate
 
     rule = check_rule(args.rule)
     if args.games < 2:
@@ -165,7 +165,7 @@ def _engine_games(rule: str, games: int, seed: int, policy: str) -> list[float]:
     """Totals of one-player games played action by action through :class:`PasaGame`."""
     import random
 
-    from engine.pasa.advisor import get_advisor
+    from engine.pasa.advice import get_advisor
     from engine.simulate import play
 
     game = PasaGame()
@@ -259,7 +259,7 @@ def _report(state: PasaState, before: PasaState, mode: str, write: Callable[[str
         return
     if mode != "online" or state.phase not in ("choose", "hold", "stop"):
         return
-    from engine.pasa.advisor import get_advisor
+    from engine.pasa.advice import get_advisor
 
     advice = get_advisor(state.rule).advise(state)
     if state.category is None:  # roll 1: what the dice are worth in every open category

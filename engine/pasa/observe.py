@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.errors import InvalidActionError
 from engine.pasa.game import PasaState, Roll
-from engine.pasa.rules import check_dice
+from engine.pasa.scoring import check_dice
 
 DICE = 6
 

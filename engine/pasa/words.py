@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from engine.game import ChancePrompt
 from engine.pasa.game import MAX_ROLLS, Choose, Enter, PasaAction, PasaState, Reroll, Roll, Stop
-from engine.pasa.rules import CATEGORIES, TITLES, score
+from engine.pasa.scoring import CATEGORIES, TITLES, score
 
 GROUPS: tuple[str, ...] = ("category", "hold", "stop", "enter", "chance")
 

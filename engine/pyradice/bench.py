@@ -14,12 +14,13 @@ import os
 import statistics
 import time
 
+from engine.game import instance
 from engine.pyradice.game import PyradiceGame
 from engine.pyradice.observe import Observation, explain_turn
 from engine.pyradice.state import Phase, PyradiceState
 from engine.simulate import play
 
-_GAME = PyradiceGame()
+_GAME = instance(PyradiceGame)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from engine.cli_support import read_state, rule_options
 from engine.dice import Die
 from engine.errors import InvalidActionError, InvalidStateError
+from engine.game import instance
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.game import PyradiceGame, level_results
 from engine.pyradice.observe import Observation, explain_turn
@@ -31,7 +32,7 @@ from engine.pyradice.perft import perft
 from engine.pyradice.state import Phase, PyradiceState
 from engine.serial import from_jsonable
 
-_GAME = PyradiceGame()
+_GAME = instance(PyradiceGame)
 
 
 def _read_state(path: str) -> PyradiceState:
@@ -87,7 +88,7 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    state = _read_state(args.state)
+    state = _GAME.check_state(_read_state(args.state))  # a board with too few tokens cannot be scored
     for name, score in _GAME.score(state).players.items():
         print(f"{name}: {score.total}")
         for part, points in score.breakdown.items():

@@ -21,7 +21,7 @@ from typing import Any
 
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
-from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, instance, register
 from engine.pyradice import pyramid as pyr
 from engine.pyradice import words
 from engine.pyradice.cards import CARDS, find_card
@@ -560,7 +560,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         return words.board_text(state)
 
 
-_GAME = PyradiceGame()
+_GAME = instance(PyradiceGame)
 
 #: The step each action type makes (see ``apply``); only the chance steps may answer a roll awaited.
 _STEPS: dict[type, Callable[[PyradiceGame, PyradiceState, Any], PyradiceState]] = {

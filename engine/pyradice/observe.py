@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from engine.dice import Die
 from engine.errors import AmbiguousActionError, IllegalActionError
+from engine.game import instance
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.game import PyradiceGame
 from engine.pyradice.quarry import Position, position_text
@@ -35,7 +36,7 @@ from engine.pyradice.state import (
     UseReserve,
 )
 
-_GAME = PyradiceGame()
+_GAME = instance(PyradiceGame)
 
 
 @dataclass(frozen=True)

@@ -1,40 +1,35 @@
 """Move counts from fixed positions, in the style of chess perft, to pin the rules down.
 
-``perft(state, depth)`` counts the action sequences of length ``depth`` from ``state``: decisions are the
-legal actions, chance steps count every outcome (each value of an A2 re-roll, every roll-off result), a
-finished game ends a sequence early and counts nothing. ``data/perft.json`` holds positions with their
-counts; the tests recompute them, so a change to the rules code that alters legality shows up there.
+The counting is :mod:`engine.perft`'s, the same for every game. ``perft(state, depth)`` counts the action
+sequences of length ``depth`` from ``state``: decisions are the legal actions, chance steps count every outcome
+(each value of an A2 re-roll, every roll-off result), a finished game ends a sequence early and counts nothing.
+``data/perft.json`` holds positions with their counts; the tests recompute them, so a change to the rules code
+that alters legality shows up there.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 from importlib import resources
 from typing import Any
 
+from engine import perft as _perft
+from engine.game import instance
 from engine.pyradice.game import PyradiceGame
-from engine.pyradice.state import Action, Phase, PyradiceState, Roll, RollOff
+from engine.pyradice.state import Action, Phase, PyradiceState
 
-_GAME = PyradiceGame()
+_GAME = instance(PyradiceGame)
 
 
 def steps(state: PyradiceState) -> list[Action]:
-    """Every next step: the legal decisions, or every outcome of the chance awaited."""
-    if state.phase is Phase.ROLL_OFF:
-        return [RollOff(v) for v in itertools.product(range(1, 7), repeat=len(state.rolling))]
-    if state.phase is Phase.ROLL:
-        return [Roll(v) for v in range(1, 7)]
-    return _GAME.legal_actions(state)
+    """Every next step: the legal decisions, or every outcome of the chance awaited
+    (:meth:`PyradiceGame.chance_outcomes`)."""
+    return _perft.steps(_GAME, state) or []
 
 
 def perft(state: PyradiceState, depth: int) -> int:
-    if depth == 0:
-        return 1
-    nexts = steps(state)
-    if depth == 1:
-        return len(nexts)
-    return sum(perft(_GAME.apply(state, a), depth - 1) for a in nexts)
+    """:func:`engine.perft.perft` for Pyradice."""
+    return _perft.perft(_GAME, state, depth)
 
 
 def load_positions() -> list[dict[str, Any]]:

@@ -9,10 +9,11 @@ What the rest of the project uses:
   against the Legend;
 * :func:`explain_placement`: which legal placement explains a camera's before/after top view, or why none does.
 
-Modules: ``dominoes`` (colours, gems, blocks, dominoes, decks), ``geometry`` (pyramids and placements),
-``areas`` (top view and areas), ``activation`` (gem activation and the optimiser), ``exploration`` (the 5
-spaces), ``legend`` (the Legend's search), ``game`` (turns, stages, scores), ``observe`` (the camera's
-view), ``cli`` and ``bench``.
+Modules, in the shape of every game package: ``state`` (states and actions), ``game`` (turns, stages, scores),
+``observe`` (the camera's view), ``words`` (actions in words); and its own: ``dominoes`` (colours, gems, blocks,
+dominoes, decks), ``geometry`` (pyramids and placements), ``areas`` (top view and areas), ``activation`` (gem
+activation and the optimiser), ``exploration`` (the 5 spaces), ``legend`` (the Legend's search), ``cli`` (the
+``companion pyramido`` extras) and ``bench``.
 """
 
 from engine.pyramido.activation import (

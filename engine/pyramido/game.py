@@ -1,5 +1,7 @@
 """Pyramido: Forgotten Treasures as a :class:`engine.game.Game`: turns, stages, scoring, the end, solo.
 
+The states and actions are in :mod:`engine.pyramido.state` (importable from here too).
+
 A turn (RULES.md 2.3) is three decisions and some chance:
 
 * ``take S G`` takes the face-up domino of space S and gem G from its gem area (``refill P`` names the
@@ -34,15 +36,13 @@ holds 7 or more mythical gems). The Legend wins ties.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from engine import serial
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
-from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
+from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, instance, register
 from engine.pyramido.activation import MIXES, ActivationResult, AreaActivation, best_activation, check_mix, gems_for
 from engine.pyramido.areas import areas
 from engine.pyramido.dominoes import (
@@ -61,8 +61,6 @@ from engine.pyramido.dominoes import (
     gems_sub,
     gems_text,
     generate_deck,
-    parse_back,
-    parse_domino,
 )
 from engine.pyramido.exploration import (
     FIRST_FACE_UP,
@@ -75,13 +73,30 @@ from engine.pyramido.exploration import (
 )
 from engine.pyramido.geometry import (
     STAGES,
-    Placement,
     Pyramid,
     has_room,
     legal_placements,
 )
 from engine.pyramido.legend import legend_search, legend_stage_score
 from engine.pyramido.observe import explain_placement
+from engine.pyramido.state import (
+    Activate,
+    Discard,
+    Draw,
+    EndScoring,
+    Explorer,
+    Flip,
+    LegendState,
+    Pending,
+    PendingKind,
+    Phase,
+    Place,
+    PyramidoAction,
+    PyramidoState,
+    Reveal,
+    Take,
+    parse_action,
+)
 
 LEGEND = "Legend"
 INVENTORY_LIMIT = 5
@@ -114,230 +129,6 @@ OPTIONS: tuple[RuleOption, ...] = (
 
 def gem_supply(option: str) -> Gems:
     return (9, 9, 9, 9, 9, 18) if option == "with-spares" else (8, 8, 8, 8, 8, 17)
-
-
-# --- state --------------------------------------------------------------------------------------
-
-
-class Phase(enum.Enum):
-    TAKE = "take"
-    FLIP = "flip"
-    PLACE = "place"
-    SCORE = "score"
-    OVER = "over"
-
-
-class PendingKind(enum.Enum):
-    GEM_TO_SPACE = "gem-to-space"
-    DOMINO_TO_PILE = "domino-to-pile"
-    GEM_TO_LEGEND = "gem-to-legend"
-    DOMINO_TO_LEGEND = "domino-to-legend"
-
-    #: What the table is asked for; a plain attribute because status() prints it at every chance step.
-    text: str
-
-    def __init__(self, value: str) -> None:
-        self.text = {
-            "gem-to-space": "draw a gem into space {}",
-            "domino-to-pile": "reveal the top of pile {}",
-            "gem-to-legend": "draw a random gem for the Legend",
-            "domino-to-legend": "reveal the Legend's first domino",
-        }[value]
-
-
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """A chance event still to come: a gem drawn into a space (1-5) or to the Legend, a domino revealed."""
-
-    kind: PendingKind
-    target: int = 0
-
-    def __str__(self) -> str:
-        return self.kind.text.format(self.target)
-
-
-@dataclass(frozen=True)
-class Explorer:
-    """A player: pyramid, gem inventory, stage scores so far, and this stage's state."""
-
-    name: str
-    pyramid: Pyramid
-    inventory: Gems = NO_GEMS
-    stage_scores: tuple[int, ...] = ()
-    complete: bool = False  # this stage is complete (no room when their turn came)
-    activated: tuple[AreaActivation, ...] = ()  # gems placed in the scoring under way
-    lost_turns: int = 0
-
-    @property
-    def total(self) -> int:
-        return sum(self.stage_scores)
-
-
-@dataclass(frozen=True)
-class LegendState:
-    """The Legend in solo mode: his pile (top last), gems and stage scores."""
-
-    pile: tuple[Domino, ...] = ()
-    inventory: Gems = NO_GEMS
-    stage_scores: tuple[int, ...] = ()
-    last_search: str = ""
-
-    @property
-    def total(self) -> int:
-        return sum(self.stage_scores)
-
-
-@dataclass(frozen=True)
-class PyramidoState:
-    explorers: tuple[Explorer, ...]
-    spaces: tuple[Space, ...]
-    bag: Gems
-    discards: Gems
-    supply: Gems
-    options: Mapping[str, str]
-    stage: int = 1
-    order: tuple[int, ...] = ()  # seats in this stage's turn order
-    turn: int = 0  # index into order of the player taking a turn
-    phase: Phase = Phase.TAKE
-    holding: Domino | None = None
-    pending: tuple[Pending, ...] = ()
-    legend: LegendState | None = None
-    unseen: tuple[Domino, ...] | None = None  # with a known deck: the dominoes not yet seen
-
-    @property
-    def solo(self) -> bool:
-        return self.legend is not None
-
-
-# --- actions ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Take:
-    kind: ClassVar[str] = "take"
-
-    space: int
-    gem: Gem | None
-    refill_from: int | None = None
-
-    def __str__(self) -> str:
-        g = self.gem.letter if self.gem is not None else "-"
-        return f"take {self.space} {g}" + (f" refill {self.refill_from}" if self.refill_from else "")
-
-
-@dataclass(frozen=True, slots=True)
-class Flip:
-    """Turn pile ``pile``'s top face up; ``back`` is the back seen on it, when the device saw it."""
-
-    kind: ClassVar[str] = "flip"
-
-    pile: int
-    back: Back | None = None
-
-    def __str__(self) -> str:
-        return f"flip {self.pile}" + (f" {self.back}" if self.back is not None else "")
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    kind: ClassVar[str] = "place"
-
-    placement: Placement
-
-    def __str__(self) -> str:
-        return f"place {self.placement}"
-
-
-@dataclass(frozen=True, slots=True)
-class Activate:
-    kind: ClassVar[str] = "activate"
-
-    activation: AreaActivation
-
-    def __str__(self) -> str:
-        return f"activate {self.activation}"
-
-
-@dataclass(frozen=True, slots=True)
-class EndScoring:
-    kind: ClassVar[str] = "end"
-
-    def __str__(self) -> str:
-        return "end"
-
-
-@dataclass(frozen=True, slots=True)
-class Discard:
-    kind: ClassVar[str] = "discard"
-
-    gem: Gem
-
-    def __str__(self) -> str:
-        return f"discard {self.gem.letter}"
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Chance: the gem drawn from the bag for the next pending draw."""
-
-    kind: ClassVar[str] = "draw"
-
-    gem: Gem
-
-    def __str__(self) -> str:
-        return f"draw {self.gem.letter}"
-
-
-@dataclass(frozen=True, slots=True)
-class Reveal:
-    """Chance: the domino turned face up for the next pending reveal."""
-
-    kind: ClassVar[str] = "reveal"
-
-    domino: Domino
-
-    def __str__(self) -> str:
-        return f"reveal {self.domino}"
-
-
-PyramidoAction = Take | Flip | Place | Activate | EndScoring | Discard | Draw | Reveal
-#: Each action class by its ``kind`` (the word its text starts with, and the tag of its JSON).
-_ACTION_KINDS: dict[str, type] = serial.action_codec(PyramidoAction).kinds
-
-
-def parse_action(text: str) -> PyramidoAction:
-    """Rebuild an action from the text ``str(action)`` prints."""
-    words = text.split()
-    if not words or words[0].lower() not in _ACTION_KINDS:
-        raise InvalidActionError(f"action {text!r} does not start with one of {', '.join(_ACTION_KINDS)}")
-    kind, rest = words[0].lower(), words[1:]
-    try:
-        if kind == "take":
-            if len(rest) not in (2, 4) or (len(rest) == 4 and rest[2].lower() != "refill"):
-                raise ValueError
-            gem = None if rest[1] == "-" else Gem.parse(rest[1])
-            return Take(int(rest[0]), gem, int(rest[3]) if len(rest) == 4 else None)
-        if kind == "flip" and len(rest) in (1, 2):
-            return Flip(int(rest[0]), parse_back(rest[1]) if len(rest) == 2 else None)
-        if kind == "place":
-            return Place(Placement.parse(" ".join(rest)))
-        if kind == "activate":
-            return Activate(AreaActivation.parse(" ".join(rest)))
-        if kind == "end" and not rest:
-            return EndScoring()
-        if kind in ("discard", "draw") and len(rest) == 1:
-            return Discard(Gem.parse(rest[0])) if kind == "discard" else Draw(Gem.parse(rest[0]))
-        if kind == "reveal" and len(rest) == 1:
-            return Reveal(parse_domino(rest[0]))
-    except InvalidActionError as exc:
-        raise InvalidActionError(f"action {text!r}: {exc}") from None
-    except ValueError:
-        pass
-    forms = (
-        "take S G [refill P] | flip P [BACK] | place sK X,Y DIR | activate X,Y NcMm | end | discard G | draw G | "
-        "reveal D"
-    )
-    raise InvalidActionError(f"action {text!r} is malformed; forms: {forms}")
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -493,6 +284,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
 
     name: ClassVar[str] = "pyramido"
     title: ClassVar[str] = "Pyramido: Forgotten Treasures"
+    aliases: ClassVar[tuple[str, ...]] = ("pyramido-ft",)
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 4
     options: ClassVar[tuple[RuleOption, ...]] = OPTIONS
@@ -1145,4 +937,35 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         return state
 
 
-GAME = Pyramido()
+GAME = instance(Pyramido)
+
+
+__all__ = [
+    "DECK_SIZE",
+    "GAME",
+    "INVENTORY_LIMIT",
+    "LEGEND",
+    "OPTIONS",
+    "Activate",
+    "Discard",
+    "Draw",
+    "EndScoring",
+    "Explorer",
+    "Flip",
+    "LegendState",
+    "Pending",
+    "PendingKind",
+    "Phase",
+    "Place",
+    "Pyramido",
+    "PyramidoAction",
+    "PyramidoState",
+    "Reveal",
+    "Take",
+    "gem_supply",
+    "known_top",
+    "parse_action",
+    "pile_back",
+    "seen_dominoes",
+    "split_unseen",
+]
