@@ -348,3 +348,31 @@ def test_zone_scale_comes_from_the_configuration_or_the_camera() -> None:
     assert zone_px_per_mm(CameraConfig(width=1280)) == 1.6
     assert zone_px_per_mm(CameraConfig(width=2304)) == pytest.approx(2.88)
     assert zone_px_per_mm(CameraConfig(zone_px_per_mm=4.0)) == 4.0
+
+
+def test_the_printed_svg_itself_photographed_maps_back_to_its_sheet() -> None:
+    """End to end from what is printed: the SVG rasterised by CairoSVG, seen through a tilted camera, located."""
+    cairosvg = pytest.importorskip("cairosvg")
+    from vision.mats import page_for
+    from vision.matprint import mat_svg
+
+    mat = sheet("pyradice", 3)
+    _, page_w, page_h = page_for(mat)
+    dpi = 150.0
+    ppm = dpi / 25.4
+    png = cairosvg.svg2png(bytestring=mat_svg("pyradice", 3).encode(), dpi=dpi)
+    page = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    ox, oy = (page_w - mat.size[0]) / 2, (page_h - mat.size[1]) / 2
+    # Sheet mm -> page pixel (centres at (i + 0.5) / ppm) -> frame: a tilted view of the page.
+    sheet_to_page = np.array([[ppm, 0, ppm * ox - 0.5], [0, ppm, ppm * oy - 0.5], [0, 0, 1]])
+    src = np.float32([[0, 0], [page.shape[1], 0], [page.shape[1], page.shape[0]], [0, page.shape[0]]])
+    dst = np.float32([[110, 80], [700, 120], [760, 540], [60, 500]])
+    page_to_frame = cv2.getPerspectiveTransform(src, dst)
+    frame = cv2.warpPerspective(page, page_to_frame, (800, 600), flags=cv2.INTER_AREA, borderValue=(60, 90, 130))
+    reg = locate(frame, "pyradice", finder=FINDER)
+    fit = reg.fit("quarry")
+    assert fit is not None and len(fit.markers) == 8 and not reg.problems
+    truth = page_to_frame @ sheet_to_page
+    pts = zone_points(mat)
+    image_pts = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), truth).reshape(-1, 2)
+    assert np.median(np.linalg.norm(fit.frame_to_mat(image_pts) - pts, axis=1)) < 0.3
