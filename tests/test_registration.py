@@ -353,8 +353,8 @@ def test_zone_scale_comes_from_the_configuration_or_the_camera() -> None:
 def test_the_printed_svg_itself_photographed_maps_back_to_its_sheet() -> None:
     """End to end from what is printed: the SVG rasterised by CairoSVG, seen through a tilted camera, located."""
     cairosvg = pytest.importorskip("cairosvg")
-    from vision.mats import page_for
     from vision.matprint import mat_svg
+    from vision.mats import page_for
 
     mat = sheet("pyradice", 3)
     _, page_w, page_h = page_for(mat)
