@@ -103,9 +103,16 @@ def test_bad_input_is_one_line_and_exit_2(
 
 def test_bad_pyramid_file_names_the_placement(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "bad.txt"
-    path.write_text("r-r @ s1 0,0 E\nr-r @ s1 5,5 E\n")
+    path.write_text("r-r @ s1 0,0 E\n# a comment\nr-r @ s1 5,5 E\n")
     code, _, err = run(capsys, "areas", "--pyramid", str(path))
-    assert code == 2 and "placement s1 5,5 E: not connected" in err
+    assert code == 2 and f"{path}, line 3: placement s1 5,5 E: not connected" in err
+    assert len(err.strip().splitlines()) == 1
+    path.write_text("stage five\n")
+    code, _, err = run(capsys, "areas", "--pyramid", str(path))
+    assert code == 2 and "line 1: 'stage five' is not 'stage N'" in err
+    path.write_text("r-r @ s1 0,0 E\n\nr0 s1\n")
+    code, _, err = run(capsys, "placements", "--pyramid", str(path))
+    assert code == 2 and "line 3: " in err and "'r0 s1'" in err
 
 
 def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:

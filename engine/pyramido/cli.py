@@ -31,7 +31,7 @@ from engine.pyramido.activation import best_activation
 from engine.pyramido.areas import areas, render
 from engine.pyramido.dominoes import gems_text, parse_back, parse_domino, parse_gems
 from engine.pyramido.game import GAME, LEGEND, PyramidoState
-from engine.pyramido.geometry import Pyramid, legal_placements
+from engine.pyramido.geometry import PlacedDomino, Pyramid, legal_placements
 
 
 def _read_state(path: str) -> PyramidoState:
@@ -40,17 +40,32 @@ def _read_state(path: str) -> PyramidoState:
 
 
 def _read_pyramid(path: str) -> Pyramid:
-    lines = [ln.split("#")[0].strip() for ln in Path(path).read_text(encoding="utf-8").splitlines()]
-    lines = [ln for ln in lines if ln]
+    """A pyramid file: ``stage N`` (optional, first), then one ``DOMINO @ sK X,Y DIR`` a line, each checked in
+    order; an error names the file and the line (``#`` starts a comment)."""
+    numbered = [(n, ln.split("#")[0].strip()) for n, ln in enumerate(Path(path).read_text(encoding="utf-8")
+                                                                     .splitlines(), start=1)]
+    numbered = [(n, ln) for n, ln in numbered if ln]
     stage = 0
-    if lines and lines[0].lower().startswith("stage"):
+    if numbered and numbered[0][1].lower().startswith("stage"):
+        n, first = numbered.pop(0)
         try:
-            stage = int(lines[0].split()[1])
+            stage = int(first.split()[1])
+            if not 1 <= stage <= 4:
+                raise ValueError
         except (IndexError, ValueError):
-            raise InvalidActionError(f"{path}: first line {lines[0]!r} is not 'stage N'") from None
-        lines = lines[1:]
-    built = Pyramid.build(1, lines)
-    return Pyramid.build(max(stage, built.stage), lines)
+            raise InvalidActionError(f"{path}, line {n}: {first!r} is not 'stage N' with N 1 to 4") from None
+    pyramid = Pyramid(1)
+    for n, text in numbered:
+        try:
+            placed = PlacedDomino.parse(text)
+            while pyramid.stage < placed.placement.stage:
+                pyramid = pyramid.next_stage()
+            pyramid = pyramid.place(placed.domino, placed.placement)
+        except ValueError as exc:
+            raise InvalidActionError(f"{path}, line {n}: {exc}") from None
+    while pyramid.stage < stage:
+        pyramid = pyramid.next_stage()
+    return pyramid
 
 
 def _player_pyramid(args: argparse.Namespace) -> tuple[Pyramid, PyramidoState | None, int | None]:
