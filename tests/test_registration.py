@@ -365,8 +365,8 @@ def test_the_printed_svg_itself_photographed_maps_back_to_its_sheet() -> None:
     ox, oy = (page_w - mat.size[0]) / 2, (page_h - mat.size[1]) / 2
     # Sheet mm -> page pixel (centres at (i + 0.5) / ppm) -> frame: a tilted view of the page.
     sheet_to_page = np.array([[ppm, 0, ppm * ox - 0.5], [0, ppm, ppm * oy - 0.5], [0, 0, 1]])
-    src = np.float32([[0, 0], [page.shape[1], 0], [page.shape[1], page.shape[0]], [0, page.shape[0]]])
-    dst = np.float32([[110, 80], [700, 120], [760, 540], [60, 500]])
+    src = np.array([[0, 0], [page.shape[1], 0], [page.shape[1], page.shape[0]], [0, page.shape[0]]], np.float32)
+    dst = np.array([[110, 80], [700, 120], [760, 540], [60, 500]], np.float32)
     page_to_frame = cv2.getPerspectiveTransform(src, dst)
     frame = cv2.warpPerspective(page, page_to_frame, (800, 600), flags=cv2.INTER_AREA, borderValue=(60, 90, 130))
     reg = locate(frame, "pyradice", finder=FINDER)
