@@ -277,7 +277,9 @@ def _camera(view: ViewStyle) -> np.ndarray:
     t, az, roll = (math.radians(v) for v in (view.tilt, view.azimuth, view.roll))
     centre = np.array([math.sin(t) * math.cos(az), math.sin(t) * math.sin(az), -math.cos(t)]) * 1000.0
     forward = -centre / np.linalg.norm(centre)
-    down_hint = np.array([-math.sin(az), math.cos(az), 0.0]) if t > 1e-6 else np.array([0.0, 1.0, 0.0])
+    # The frame's "down" stays along the table's y whichever way the camera leans: cameras are mounted square
+    # to the table (the roll turns them a little, or half a turn).
+    down_hint = np.array([0.0, 1.0, 0.0])
     right = np.cross(down_hint, forward)
     right /= np.linalg.norm(right)
     down = np.cross(forward, right)
@@ -477,3 +479,11 @@ def render_teaching(seed: int, players: int = 2, size: tuple[int, int] = (1280, 
     dice = tuple(Die(rng.randint(1, 6), c) for c in ("red", "yellow", "green", "blue", "purple"))
     layout = TableLayout({}, {"tray": dice})
     return render_table(layout, mats("dicetreasure", players), seed, size, None, hands=0.0)
+
+
+def render_dealt(state: DiceTreasureState, seed: int, size: tuple[int, int] = (1280, 960)) -> TableFrame:
+    """The state's cards as they lay when dealt (no dice on them, none loose): the frame the camera identifies
+    the round's cards on."""
+    layout = layout_of(state)
+    empty = TableLayout({key: (card, (None,) * len(card.spaces)) for key, (card, _) in layout.cards.items()}, {})
+    return render_table(empty, mats("dicetreasure", len(state.players)), seed, size, state, hands=0.0)

@@ -1,0 +1,170 @@
+"""The Dice Treasure reader on small seeded renders: enrolment rebuilds deck entries exactly, dealt cards are
+identified, dice on spaces are read with no sure-and-wrong, and the table adapter's observe + explain on a
+rendered turn gives the engine actions that were played (after the players answer what the reader asked)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from device.tables import adapter_for
+from device.tables.dicetreasure import CardsView, SeenSpace
+from engine.dice import Die
+from engine.dicetreasure import GAME, MotifCard, Space, sample_deck
+from vision.dicetreasure_read import (
+    SURE,
+    DiceTreasureReader,
+    TableReading,
+    canonical_entry,
+    enrol,
+    identify,
+    read_card,
+    teach_palette,
+)
+from vision.dicetreasure_render import render_dealt, render_enrolment, render_state, render_teaching, seeded_turn
+from vision.registration import locate
+
+DECK = sample_deck()
+#: Seeds of 2-player turns (one placement, two placements); the renders' seeds are their own.
+TURNS = (22, 28)
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceTreasureReader:
+    reader = DiceTreasureReader(DECK)
+    teaching = render_teaching(77)
+    reader.set_palette(teach_palette(reader, teaching.image, locate(teaching.image, "dicetreasure")))
+    return reader
+
+
+@pytest.fixture(scope="module")
+def turns(reader: DiceTreasureReader) -> list[dict[str, Any]]:
+    """For each seed: the state before, the placements made, the frame after, and the table read after the
+    cards were seen as dealt (the reader remembers which card lies on which spot)."""
+    out = []
+    for seed in TURNS:
+        before, places, after = seeded_turn(2, seed)
+        dealt = [c.card.id for p in before.players for c in p.cards]
+        reader.forget()
+        first = render_dealt(before, seed + 100)
+        seen_dealt = reader.read(first.image, locate(first.image, "dicetreasure", 2), loose=False, among=dealt)
+        frame = render_state(after, seed)
+        table = reader.read(frame.image, locate(frame.image, "dicetreasure", 2), among=dealt)
+        out.append({"seed": seed, "before": before, "places": places, "after": after, "dealt_frame": first,
+                    "dealt": seen_dealt, "frame": frame, "table": table})
+    return out
+
+
+def _neighbours(card: MotifCard) -> set[frozenset[tuple[int, int]]]:
+    return {frozenset((card.spaces[i].pos, card.spaces[j].pos)) for i in range(len(card.spaces))
+            for j in card.neighbours(i)}
+
+
+@pytest.mark.parametrize(("card_id", "upside_down"), [("red-4", False), ("blue-6", True), ("purple-8", False)])
+def test_enrolment_rebuilds_the_deck_entry_exactly(card_id: str, upside_down: bool) -> None:
+    card = DECK.card(card_id)
+    frame = render_enrolment(card, 4242 + len(card_id), upside_down=upside_down)
+    view = locate(frame.image, "dicetreasure").zone("motif-cards-1")
+    assert view is not None
+    reading, _ = read_card(frame.image, view.fit, view.zone, 0)
+    assert reading.found and reading.upside_down == upside_down
+    enrolled = enrol(reading, card.id)
+    assert enrolled.entry == canonical_entry(card)
+    assert enrolled.sure, enrolled.doubts
+    rebuilt = MotifCard(card.id, enrolled.entry["background"], enrolled.entry["coins"], tuple(
+        Space(tuple(s["at"]), None if s["colour"] == "any" else s["colour"],
+              None if s["value"] == "any" else s["value"]) for s in enrolled.entry["spaces"]))
+    assert _neighbours(rebuilt) == _neighbours(card)  # "next to" comes out of the geometry as the deck has it
+    # The enrolled card is identified as itself against the whole deck.
+    assert identify(reading, DECK).card == card.id
+
+
+def test_an_empty_spot_reads_as_no_card() -> None:
+    frame = render_enrolment(DECK.card("green-1"), 99, spot=2)
+    view = locate(frame.image, "dicetreasure").zone("motif-cards-1")
+    assert view is not None
+    assert not read_card(frame.image, view.fit, view.zone, 0)[0].found
+    assert read_card(frame.image, view.fit, view.zone, 2)[0].found
+    with pytest.raises(ValueError, match="no card to enrol"):
+        enrol(read_card(frame.image, view.fit, view.zone, 0)[0], "x")
+
+
+def test_taught_palette_names_the_five_colours(reader: DiceTreasureReader) -> None:
+    palette = reader.recognizer.palette
+    assert palette.calibrated and set(palette.names) == {"red", "yellow", "green", "blue", "purple"}
+
+
+def test_dealt_cards_are_identified_and_dice_on_spaces_never_sure_and_wrong(turns: list[dict[str, Any]]) -> None:
+    spaces = sure = 0
+    for turn in turns:
+        truth = {(c.zone, c.spot): c for c in turn["frame"].cards}
+        dealt_truth = {(c.zone, c.spot): c.card for c in turn["dealt_frame"].cards}
+        dealt: TableReading = turn["dealt"]
+        assert len(dealt.cards) == len(dealt_truth)
+        for c in dealt.cards:  # identified on the dealt frame: right, or doubtful (then the page asks)
+            assert c.identity.card == dealt_truth[(c.reading.zone, c.reading.spot)] or c.identity.confidence < SURE
+        table: TableReading = turn["table"]
+        for c in table.cards:
+            true = truth[(c.reading.zone, c.reading.spot)]
+            assert c.identity.card == true.card or c.identity.confidence < SURE
+            if c.identity.card != true.card:
+                continue
+            for d in c.dice:
+                spaces += 1
+                if not d.unsure:
+                    sure += 1
+                    assert d.die == true.dice[d.space - 1], (turn["seed"], c.identity.card, d)
+                else:
+                    assert d.why  # an unsure space says why
+        tray = sorted(str(d.die) for d in table.loose.get("tray", ()))
+        assert tray == sorted(str(d) for d in turn["frame"].tray)
+    assert spaces >= 40 and sure >= 0.6 * spaces  # at ~1.3 px/mm; the adapter settles what the game knows
+
+
+def test_the_adapter_explains_the_rendered_turn_with_the_played_actions(turns: list[dict[str, Any]]) -> None:
+    table = adapter_for(GAME)
+    for turn in turns:
+        before, places = turn["before"], turn["places"]
+        view = table.observe([turn["table"]], moved=False)
+        explained = table.explain(before, view)
+        if explained.problems:
+            # What the reader doubted and the game does not know, the players answer on the page (here: the
+            # truth). A doubtful space the game already knows is not asked about.
+            assert all(" space " in p and "correct it or press CONFIRM" in p for p in explained.problems)
+            truth = {c.card: c.dice for c in turn["frame"].cards}
+            for i, s in enumerate(view.spaces):
+                if not s.sure:
+                    view = table.correct(view, i, truth[s.card][s.space - 1])
+            explained = table.explain(before, view)
+        assert not explained.problems, explained.problems
+        assert Counter(explained.actions) == Counter(places)
+        end = before
+        for action in explained.actions:
+            end = GAME.apply(end, action)
+        assert GAME.state_to_json(end) == GAME.state_to_json(turn["after"])
+        json_view = table.seen_json(view)
+        assert json_view["cards"] and all("centre" in s for s in json_view["spaces"])
+
+
+def test_the_adapter_asks_about_a_doubtful_space_and_refuses_a_die_on_another_players_card() -> None:
+    before, places, after = seeded_turn(2, TURNS[1])
+    table = adapter_for(GAME)
+    cards = {c.card.id: c.dice for p in after.players for c in p.cards}
+    place = places[0]
+    spaces = tuple(SeenSpace(card, i + 1, d, sure=not (card == place.card and i + 1 == place.space))
+                   for card, dice in cards.items() for i, d in enumerate(dice))
+    view = CardsView(cards, spaces)
+    problems = table.explain(before, view).problems
+    assert problems == (f"card {place.card} space {place.space}: hard to read (looks {place.die}): correct it or "
+                        "press CONFIRM",)
+    assert table.explain(before, table.confirm(view)).actions  # accepted as read
+    other = next(p for i, p in enumerate(after.players) if i != before.active)
+    card = other.cards[0]
+    empty = next(i for i, d in enumerate(card.dice) if d is None)
+    wrong = dict(cards)
+    wrong[card.card.id] = tuple(Die(6, "red") if i == empty else d for i, d in enumerate(card.dice))
+    problems = table.explain(before, CardsView(wrong)).problems
+    assert problems and f"card {card.card.id} space {empty + 1}" in problems[0] and "whose turn" in problems[0]
+    assert table.live == "offline"
