@@ -190,7 +190,8 @@ def _camera(view: ViewStyle) -> np.ndarray:
     # Table axes: x right, y down the sheet, z into the table (right-handed); the camera is at z < 0.
     centre = np.array([math.sin(t) * math.cos(az), math.sin(t) * math.sin(az), -math.cos(t)]) * distance
     forward = -centre / np.linalg.norm(centre)
-    down_hint = np.array([-math.sin(az), math.cos(az), 0.0]) if t > 1e-6 else np.array([0.0, 1.0, 0.0])
+    # The frame's "down" follows the table's y whatever way the camera leans; ``roll`` turns it.
+    down_hint = np.array([0.0, 1.0, 0.0])
     right = np.cross(down_hint, forward)
     right /= np.linalg.norm(right)
     down = np.cross(forward, right)
