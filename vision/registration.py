@@ -13,7 +13,9 @@ when they do not. :func:`rectify` gives the readers a zone as a flat image at a 
 Bad input is said, never mapped silently: markers of another game, a mat of a seat the game does not have,
 the same marker seen twice (two copies of one mat), markers that read only in a mirror image (a mirrored
 print), mats whose print scales disagree with each other, and zones partly outside the frame. A mat with
-fewer than two markers seen is not located: four corners fit any homography exactly and check nothing.
+fewer than two markers seen is not located: four corners fit any homography exactly and check nothing; with
+two it is located but said to be unchecked, and with markers on one side only, how unsure it is (the zones'
+corners moved by leaving out one marker at a time).
 A mat printed at the wrong scale cannot be told from one sheet alone (a smaller print looks like the same
 print farther away); it shows as a disagreement with the other sheets on the table, and the scale bar is
 printed for a ruler.
