@@ -485,6 +485,67 @@ def _setup_args(p: argparse.ArgumentParser, game: Game[Any, Any]) -> None:
                    help=f"a rule option, repeatable ({options or 'none'})")
 
 
+#: The subcommands every game has, in the order ``--help`` lists them.
+COMMANDS: tuple[str, ...] = ("new", "status", "legal", "apply", "score", "simulate", "perft", "help")
+
+
+def add_game_commands(cmds: Any, game: Game[Any, Any], names: Sequence[str] = COMMANDS) -> None:
+    """Add the subcommands ``names`` (of :data:`COMMANDS`) for ``game`` to the subparsers ``cmds``: for
+    ``companion game GAME``, and for a game's own command where they stand for the same (``companion pyradice
+    status`` is ``companion game pyradice status``)."""
+    unknown = set(names) - set(COMMANDS)
+    if unknown:
+        raise ValueError(f"no such game subcommand(s): {sorted(unknown)}")
+
+    def add(name: str, text: str) -> argparse.ArgumentParser | None:
+        if name not in names:
+            return None
+        p: argparse.ArgumentParser = cmds.add_parser(name, help=text)
+        p.set_defaults(game=game.name)
+        return p
+
+    if p := add("new", "start a game: write its state file and show it"):
+        _setup_args(p, game)
+        _state_arg(p, game)
+        _json_arg(p)
+        p.set_defaults(func=_cmd_new)
+    for name, func, text in (
+        ("status", _cmd_status, "whose turn, what is awaited, the board and the scores (exit 1 if defects)"),
+        ("legal", _cmd_legal, "the legal actions with their words, or the chance awaited"),
+    ):
+        if p := add(name, text):
+            _state_arg(p, game)
+            _json_arg(p)
+            p.set_defaults(func=func)
+    if p := add("apply", "apply actions (as 'legal' prints them, or chance as text); save and show"):
+        p.add_argument("actions", nargs="+", metavar="ACTION")
+        _state_arg(p, game)
+        p.add_argument("--out", metavar="FILE",
+                       help="write the new state here (default: back to --state; '-' prints it)")
+        _json_arg(p)
+        p.set_defaults(func=_cmd_apply)
+    if p := add("score", "every player's score with its breakdown"):
+        _state_arg(p, game)
+        _json_arg(p)
+        p.set_defaults(func=_cmd_score)
+    if p := add("simulate", "seeded random games; mean scores, wins, speed"):
+        p.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
+        p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first game (default 0)")
+        p.add_argument("--players", nargs="+", metavar="NAME",
+                       help=f"names or a number of players (default: {' '.join(game.default_players())})")
+        p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                       help="a rule option, repeatable")
+        _json_arg(p)
+        p.set_defaults(func=_cmd_simulate)
+    if p := add("perft", "count the step sequences from the state to each depth"):
+        p.add_argument("--depth", type=int, default=2, metavar="N", help="deepest depth (default 2)")
+        _state_arg(p, game)
+        _json_arg(p)
+        p.set_defaults(func=_cmd_perft)
+    if p := add("help", "the action grammar and the rule options with their choices and defaults"):
+        p.set_defaults(func=_cmd_help)
+
+
 def _add_game(sub: Any, game: Game[Any, Any]) -> None:
     top = sub.add_parser(
         game.name, help=game.title,
@@ -492,48 +553,7 @@ def _add_game(sub: Any, game: Game[Any, Any]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     top.set_defaults(game=game.name)
-    cmds = top.add_subparsers(dest="game_command", metavar="SUBCOMMAND", required=True)
-
-    p = cmds.add_parser("new", help="start a game: write its state file and show it")
-    _setup_args(p, game)
-    _state_arg(p, game)
-    _json_arg(p)
-    p.set_defaults(func=_cmd_new)
-
-    for name, func, text in (
-        ("status", _cmd_status, "whose turn, what is awaited, the board and the scores (exit 1 if defects)"),
-        ("legal", _cmd_legal, "the legal actions with their words, or the chance awaited"),
-        ("score", _cmd_score, "every player's score with its breakdown"),
-    ):
-        p = cmds.add_parser(name, help=text)
-        _state_arg(p, game)
-        _json_arg(p)
-        p.set_defaults(func=func)
-
-    p = cmds.add_parser("apply", help="apply actions (as 'legal' prints them, or chance as text); save and show")
-    p.add_argument("actions", nargs="+", metavar="ACTION")
-    _state_arg(p, game)
-    p.add_argument("--out", metavar="FILE", help="write the new state here (default: back to --state; '-' prints it)")
-    _json_arg(p)
-    p.set_defaults(func=_cmd_apply)
-
-    p = cmds.add_parser("simulate", help="seeded random games; mean scores, wins, speed")
-    p.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first game (default 0)")
-    p.add_argument("--players", nargs="+", metavar="NAME",
-                   help=f"names or a number of players (default: {' '.join(game.default_players())})")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a rule option, repeatable")
-    _json_arg(p)
-    p.set_defaults(func=_cmd_simulate)
-
-    p = cmds.add_parser("perft", help="count the step sequences from the state to each depth")
-    p.add_argument("--depth", type=int, default=2, metavar="N", help="deepest depth (default 2)")
-    _state_arg(p, game)
-    _json_arg(p)
-    p.set_defaults(func=_cmd_perft)
-
-    p = cmds.add_parser("help", help="the action grammar and the rule options with their choices and defaults")
-    p.set_defaults(func=_cmd_help)
+    add_game_commands(top.add_subparsers(dest="game_command", metavar="SUBCOMMAND", required=True), game)
 
 
 def register(subparsers: Any) -> None:
@@ -565,4 +585,14 @@ def register(subparsers: Any) -> None:
     play.set_defaults(func=_cmd_play)
 
 
-__all__ = ["help_text", "legal_text", "load_state", "play_loop", "register", "status_json", "view_text"]
+__all__ = [
+    "COMMANDS",
+    "add_game_commands",
+    "help_text",
+    "legal_text",
+    "load_state",
+    "play_loop",
+    "register",
+    "status_json",
+    "view_text",
+]

@@ -1,4 +1,9 @@
-"""The ``companion dicetreasure`` commands and the benchmark, through the real CLI entry point."""
+"""The ``companion dicetreasure`` commands and the benchmark, through the real CLI entry point.
+
+``apply`` (and ``status``, ``legal``, ``score``, ``perft``, ``help``) are ``companion game dicetreasure``'s since
+the one command line for every game: ``apply`` updates the state file in place and prints the view, not 15 KB of
+JSON.
+"""
 
 from __future__ import annotations
 
@@ -47,8 +52,11 @@ def test_new_apply_and_spaces(capsys: pytest.CaptureFixture[str], tmp_path: Path
         "deal Bob: blue-1 blue-2 blue-3 blue-4",
         "roll red:1 red:2 yellow:3 green:4 blue:5 purple:6",
     )
-    assert status == 0
-    path.write_text(out)
+    assert status == 0 and out.startswith("Dice Treasure: turn; to move: Ann") and len(out) < 5000  # the view
+    status, out, _ = run(capsys, "legal", "--state", str(path))
+    assert status == 0 and "Ann to decide: " in out and "place red:1 red-1#" in out
+    status, out, _ = run(capsys, "score", "--json", "--state", str(path))
+    assert status == 0 and set(json.loads(out)["scores"]) == {"Ann", "Bob"}
     status, out, _ = run(capsys, "spaces", "--state", str(path), "--die", "red:1", "--die", "purple:6")
     assert status == 0
     lines = out.splitlines()

@@ -325,3 +325,12 @@ def test_play_a_whole_game_to_its_end(capsys: pytest.CaptureFixture[str], monkey
     code, out, _ = play(capsys, monkeypatch, lines, "pasa", "--players", "1", "--seed", "1", "--state", str(path))
     assert code == 0 and "winner: ana" in out
     assert find_game("pasa").status(find_game("pasa").state_from_json(path.read_text())).finished
+
+
+@pytest.mark.parametrize(("name", "command"), [("pyradice", "status"), ("pyramido", "legal"),
+                                                ("dicetreasure", "score"), ("pyramido", "help")])
+def test_the_games_own_commands_are_the_same(capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str,
+                                            command: str) -> None:
+    path = new_game(capsys, tmp_path, name)
+    state = [] if command == "help" else ["--state", str(path)]
+    assert run(capsys, name, command, *state) == run(capsys, "game", name, command, *state)

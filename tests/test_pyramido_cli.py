@@ -1,4 +1,8 @@
-"""``companion pyramido ...`` and ``companion bench pyramido`` from the command line."""
+"""``companion pyramido ...`` and ``companion bench pyramido`` from the command line.
+
+``new``, ``apply`` and ``simulate`` are ``companion game pyramido``'s since the one command line for every game:
+the state goes to ``--state FILE`` (``-``: printed), ``apply --out -`` prints the new state.
+"""
 
 from __future__ import annotations
 
@@ -28,14 +32,14 @@ def pyramid_file(tmp_path: Path) -> Path:
 
 
 def test_new_apply_and_placements_from_a_state(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, _ = run(capsys, "new", "--players", "Ann", "Bob", "--seed", "3")
+    code, out, _ = run(capsys, "new", "--players", "Ann", "Bob", "--seed", "3", "--state", "-")
     assert code == 0
     state_file = tmp_path / "state.json"
     state_file.write_text(out)
     game = find_game("pyramido")
     state = game.state_from_json(out)
     take = str(game.legal_actions(state)[0])
-    code, out, _ = run(capsys, "apply", "--state", str(state_file), take, "flip 2")
+    code, out, _ = run(capsys, "apply", "--state", str(state_file), take, "flip 2", "--out", "-")
     assert code == 0
     state = game.state_from_json(out)
     assert state.holding is not None and game.status(state).awaiting == "chance"
@@ -45,7 +49,7 @@ def test_new_apply_and_placements_from_a_state(capsys: pytest.CaptureFixture[str
 
 def test_backs_seen_at_the_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     game = find_game("pyramido")
-    code, out, _ = run(capsys, "new", "--players", "Ann", "Bob")  # the table's game: deck unknown
+    code, out, _ = run(capsys, "new", "--players", "Ann", "Bob", "--state", "-")  # the table's game: deck unknown
     state = game.state_from_json(out)
     for _ in range(15):
         state = game.apply(state, game.parse_action("draw m"))
@@ -59,7 +63,7 @@ def test_backs_seen_at_the_table(capsys: pytest.CaptureFixture[str], tmp_path: P
     take = str(game.legal_actions(game.state_from_json(out))[0])
     code, _out, err = run(capsys, "apply", "--state", str(state_file), take, "flip 2", "reveal r0-b1")
     assert code == 2 and "a misread? pile 2's top showed the back b0-r2" in err and len(err.splitlines()) == 1
-    code, out, _ = run(capsys, "apply", "--state", str(state_file), take, "flip 2", "reveal b-r03")
+    code, out, _ = run(capsys, "apply", "--state", str(state_file), take, "flip 2", "reveal b-r03", "--out", "-")
     assert code == 0 and str(game.state_from_json(out).spaces[1].face_up) == "b-r03"
     code, _out, err = run(capsys, "back", "--state", str(state_file), "1", "r2-b0")
     assert code == 2 and "that pile shows the face-up o0-b1, not a back" in err
@@ -78,7 +82,7 @@ def test_areas_and_activate_on_a_pyramid_file(capsys: pytest.CaptureFixture[str]
 
 def test_simulate(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", "--games", "3", "--players", "1", "--option", "legend=the-legend")
-    assert code == 0 and "3 random games of 1 player(s)" in out and "Legend: mean score" in out
+    assert code == 0 and "3 random games of Pyramido: Forgotten Treasures, ana" in out and "Legend: mean score" in out
 
 
 @pytest.mark.parametrize(
@@ -90,8 +94,8 @@ def test_simulate(capsys: pytest.CaptureFixture[str]) -> None:
         (["activate", "--pyramid", "{p}", "--inventory", "x3"], "'x3'"),
         (["activate", "--pyramid", "{p}", "--inventory", "r1", "--keep", "b1"], "cannot keep b1"),
         (["simulate", "--games", "0"], "--games must be at least 1"),
-        (["new", "--players", "A", "--option", "legend"], "'legend' is not NAME=VALUE"),
-        (["new", "--players", "A", "--option", "legend=thelegend"], "legend='thelegend' is not one of"),
+        (["new", "--players", "A", "--option", "legend", "--state", "-"], "'legend' is not NAME=VALUE"),
+        (["new", "--players", "A", "--option", "legend=thelegend", "--state", "-"], "legend='thelegend' is not one of"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(

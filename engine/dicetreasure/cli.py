@@ -3,10 +3,12 @@ and play seeded random games.
 
     companion dicetreasure validate-deck FILE...                  every problem, card and field named; exit 2 if any
     companion dicetreasure new --players Ann Bob [--deck FILE] [--option NAME=VALUE] > state.json
-    companion dicetreasure apply --state FILE ACTION...            prints the new state (JSON)
+    companion dicetreasure apply ACTION... --state FILE            as companion game dicetreasure apply
     companion dicetreasure spaces --state FILE [--die COLOUR:VALUE ...]
     companion dicetreasure simulate --players N --games N --seed S
 
+``status``, ``legal``, ``apply``, ``score``, ``perft`` and ``help`` are those of ``companion game dicetreasure``
+(:mod:`engine.cli`); ``new`` and ``simulate`` stay the game's own, since they take a deck file (and ``--check``).
 Bad input (a broken deck, an inconsistent state, an illegal action) is one line on stderr and exit status 2.
 """
 
@@ -17,6 +19,7 @@ import sys
 import time
 from typing import Any
 
+from engine.cli import add_game_commands
 from engine.cli_support import read_state, rule_options
 from engine.dice import Die
 from engine.dicetreasure.cards import load_deck, validate_deck
@@ -51,14 +54,6 @@ def _validate(args: argparse.Namespace) -> int:
 def _new(args: argparse.Namespace) -> int:
     deck = load_deck(args.deck) if args.deck else None
     print(GAME.state_to_json(new_game(args.players, deck, rule_options(args.option))))
-    return 0
-
-
-def _apply(args: argparse.Namespace) -> int:
-    state = _read_state(args.state)
-    for text in args.actions:
-        state = GAME.apply(state, GAME.parse_action(text, state))
-    print(GAME.state_to_json(state))
     return 0
 
 
@@ -112,6 +107,7 @@ def register(subparsers: Any) -> None:
     """Add ``companion dicetreasure ...``."""
     top = subparsers.add_parser("dicetreasure", help="Dice Treasure: deck files, legal spaces, random games")
     sub = top.add_subparsers(dest="dicetreasure_command", metavar="COMMAND", required=True)
+    add_game_commands(sub, GAME, ("status", "legal", "apply", "score", "perft", "help"))
 
     p = sub.add_parser("validate-deck", help="check deck files; list every problem (exit 2 if any)")
     p.add_argument("files", nargs="+", metavar="FILE")
@@ -122,11 +118,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--deck", help="deck file (default: the stand-in sample deck)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="rule option")
     p.set_defaults(func=_new)
-
-    p = sub.add_parser("apply", help="apply actions to a JSON state and print the new state")
-    p.add_argument("--state", required=True, metavar="FILE")
-    p.add_argument("actions", nargs="+", metavar="ACTION", help="e.g. 'roll red:3 blue:5' or 'place red:3 red-1#2'")
-    p.set_defaults(func=_apply)
 
     p = sub.add_parser("spaces", help="every legal space for each die (default: the dice in hand and reserve)")
     p.add_argument("--state", required=True, metavar="FILE")

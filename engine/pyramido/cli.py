@@ -1,17 +1,15 @@
 """``companion pyramido ...``: the Pyramido engine from the command line.
 
-Subcommands:
+Pyramido's own subcommands:
 
-* ``new --players A B [--seed S] [--option NAME=VALUE]``: print a new game's state JSON (seeded set-up, or
-  set-up chance left pending without a seed);
-* ``apply --state FILE ACTION...``: apply actions written as text (``take 3 r``, ``place s1 0,0 E``, ...)
-  and print the new state JSON;
 * ``back --state FILE PILE BACK``: record the back seen on a pile's face-down top (e.g. ``2 r2-b0``), so
   that a reveal that contradicts it is refused as a misread; print the new state JSON;
 * ``placements --state FILE [--player NAME] [--domino D]`` or ``--pyramid FILE``: every legal placement;
 * ``areas --state FILE [--player NAME]`` or ``--pyramid FILE``: the top view and its areas;
-* ``activate --state FILE [--player NAME] [--inventory GEMS] [--keep GEMS]``: the best activation;
-* ``simulate --games N --seed S [--players N]``: seeded random games and what they score.
+* ``activate --state FILE [--player NAME] [--inventory GEMS] [--keep GEMS]``: the best activation.
+
+``new``, ``status``, ``legal``, ``apply``, ``score``, ``simulate``, ``perft`` and ``help`` are those of
+``companion game pyramido`` (:mod:`engine.cli`): ``new`` without ``--seed`` leaves the set-up to the table.
 
 A pyramid file holds one placed domino per line, ``DOMINO @ sK X,Y DIR`` (e.g. ``r03-b @ s1 0,0 E``), and
 optionally a first line ``stage N`` for the stage being built. Bad input exits with status 2 and one line.
@@ -21,16 +19,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 from typing import Any
 
-from engine.cli_support import read_state, rule_options
+from engine.cli import add_game_commands
+from engine.cli_support import read_state
 from engine.errors import InvalidActionError
 from engine.pyramido.activation import best_activation
 from engine.pyramido.areas import areas, render
 from engine.pyramido.dominoes import gems_text, parse_back, parse_domino, parse_gems
-from engine.pyramido.game import GAME, LEGEND, PyramidoState
+from engine.pyramido.game import GAME, PyramidoState
 from engine.pyramido.geometry import PlacedDomino, Pyramid, legal_placements
 
 
@@ -85,21 +83,6 @@ def _player_pyramid(args: argparse.Namespace) -> tuple[Pyramid, PyramidoState | 
     return state.explorers[seat].pyramid, state, seat
 
 
-
-
-def _new(args: argparse.Namespace) -> int:
-    state = GAME.initial_state(args.players, rule_options(args.option), seed=args.seed)
-    print(GAME.state_to_json(state))
-    return 0
-
-
-def _apply(args: argparse.Namespace) -> int:
-    state = _read_state(args.state)
-    GAME.check_state(state)
-    for text in args.actions:
-        state = GAME.apply(state, GAME.parse_action(text, state))
-    print(GAME.state_to_json(state))
-    return 0
 
 
 def _back(args: argparse.Namespace) -> int:
@@ -171,31 +154,6 @@ def _activate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate(args: argparse.Namespace) -> int:
-    from engine.simulate import play
-
-    if args.games < 1 or not 1 <= args.players <= 4:
-        raise InvalidActionError("--games must be at least 1 and --players 1-4")
-    names = ["Ann", "Bob", "Cy", "Di"][: args.players]
-    options = rule_options(args.option)
-    totals: dict[str, int] = {}
-    wins: dict[str, int] = {}
-    start = time.perf_counter()
-    for k in range(args.games):
-        final = play(GAME, names, seed=args.seed + k, options=options, keep_states=False).final
-        for name, score in GAME.score(final).totals().items():
-            totals[name] = totals.get(name, 0) + score
-        for name in GAME.status(final).winners:
-            wins[name] = wins.get(name, 0) + 1
-    elapsed = time.perf_counter() - start
-    print(f"{args.games} random games of {len(names)} player(s), seeds {args.seed}..{args.seed + args.games - 1}, "
-          f"{args.games / elapsed:.1f} games/s")
-    for name in [*names, LEGEND]:
-        if name in totals:
-            print(f"  {name}: mean score {totals[name] / args.games:.1f}, wins {wins.get(name, 0)}")
-    return 0
-
-
 def register(subparsers: Any) -> None:
     """Add ``companion pyramido`` and its subcommands."""
     parser = subparsers.add_parser(
@@ -204,23 +162,13 @@ def register(subparsers: Any) -> None:
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
     sub = parser.add_subparsers(dest="pyramido_command", metavar="SUBCOMMAND", required=True)
+    add_game_commands(sub, GAME)
 
     def with_source(p: argparse.ArgumentParser) -> None:
         p.add_argument("--state", help="game state JSON file")
         p.add_argument("--pyramid", help="pyramid file: one 'DOMINO @ sK X,Y DIR' per line")
         p.add_argument("--player", help="whose pyramid (default: the player to move)")
         p.add_argument("--json", action="store_true", help="print JSON")
-
-    p = sub.add_parser("new", help="print a new game's state JSON")
-    p.add_argument("--players", nargs="+", required=True, metavar="NAME")
-    p.add_argument("--seed", type=int, help="seeded deck and set-up (default: set-up left to the table)")
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="rule option (repeatable)")
-    p.set_defaults(func=_new)
-
-    p = sub.add_parser("apply", help="apply actions to a state and print the new state JSON")
-    p.add_argument("--state", required=True)
-    p.add_argument("actions", nargs="+", metavar="ACTION", help="e.g. 'take 3 r' 'flip 2' 'reveal r0-b1'")
-    p.set_defaults(func=_apply)
 
     p = sub.add_parser("back", help="record the back seen on a pile's face-down top; print the new state JSON")
     p.add_argument("--state", required=True)
@@ -242,10 +190,3 @@ def register(subparsers: Any) -> None:
     p.add_argument("--inventory", help="gems, e.g. 'o2 b1 m3' (default: the player's inventory)")
     p.add_argument("--keep", help="gems to keep for later stages")
     p.set_defaults(func=_activate)
-
-    p = sub.add_parser("simulate", help="play seeded random games")
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--option", action="append", metavar="NAME=VALUE", help="rule option (repeatable)")
-    p.set_defaults(func=_simulate)
