@@ -77,6 +77,20 @@ def register(subparsers: Any) -> None:
     cal.add_argument("--state-dir", metavar="DIR", help="where the taught colours are (default: from config)")
     cal.set_defaults(func=calibrate_command)
 
+    teach = subparsers.add_parser(
+        "teach",
+        help="teach the colours of a game's dice from a photo of one die of each colour",
+        description="Teach the table's own dice colours: photograph one die of each colour of the game (any "
+        "order); each die is paired with a colour name and the measured colour is kept in the state directory "
+        "for the readers. Without --image, print what is taught and what is still to teach.",
+    )
+    teach.add_argument("--game", choices=("pyradice", "dicetreasure", "pyramido"), required=True)
+    teach.add_argument("--image", type=Path, help="a photo of one die of each of the game's colours")
+    teach.add_argument("--forget", action="store_true", help="forget every colour taught for the game first")
+    teach.add_argument("--state-dir", metavar="DIR", help="state directory (default: from config)")
+    teach.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    teach.set_defaults(func=teach_command)
+
     ev = subparsers.add_parser(
         "eval-zones",
         help="measure the registration stage on rendered camera frames (mapping error in mm)",
@@ -224,6 +238,44 @@ def _colours(args: argparse.Namespace) -> dict[str, Any]:
 
     state_dir = Path(args.state_dir) if args.state_dir else load_config(args.config).storage.path()
     return TeachingStore(state_dir).report(args.game)
+
+
+def teach_command(args: argparse.Namespace) -> int:
+    from device.teaching import TeachingStore
+
+    state_dir = Path(args.state_dir) if args.state_dir else None
+    if state_dir is None:
+        from device.config import load_config
+
+        state_dir = load_config(args.config).storage.path()
+    store = TeachingStore(state_dir)
+    if args.forget:
+        store.forget(args.game)
+        print(f"forgot every colour taught for {args.game}")
+    if args.image is not None:
+        if args.game == "pyramido":
+            raise UsageError("Pyramido's blocks and gems are taught by the Pyramido reader, not from a dice photo")
+        for centre, lab, name in teach_dice(store, args.game, _load(args.image)):
+            print(f"die at ({centre[0]:.0f}, {centre[1]:.0f}): {name}  Lab {lab[0]:.1f} {lab[1]:.1f} {lab[2]:.1f}")
+    for piece, state in store.report(args.game)["pieces"].items():
+        print(f"{args.game} {piece}: taught {', '.join(state['taught']) or 'nothing'}; "
+              f"still to teach: {', '.join(state['missing']) or 'nothing'}")
+    return 0
+
+
+def teach_dice(store: Any, game: str, image: np.ndarray) -> list[tuple[tuple[float, float], Any, str]]:
+    """Measure one die of each of ``game``'s colours in ``image``, pair them with the names (closest overall
+    match to what is known so far), and teach each; returns (centre, Lab, name) per die."""
+    from vision.cli import measure_dice
+    from vision.colour import calibrate
+    from vision.recognize import DiceRecognizer
+
+    known = store.palette(game, "die")
+    measured = measure_dice(DiceRecognizer(palette=known), image)
+    result = calibrate(measured, known)
+    for _, lab, name in result.dice:
+        store.teach(game, "die", name, lab)
+    return [(c, lab, name) for c, lab, name in result.dice]
 
 
 def _size(text: str) -> tuple[int, int]:

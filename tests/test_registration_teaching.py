@@ -4,6 +4,7 @@ readers' palettes, bad input said in one line."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,34 @@ def test_bad_input_is_refused_with_what_is_allowed(tmp_path: Path) -> None:
     store.path("dicetreasure").write_text("{not json", encoding="utf-8")
     with pytest.raises(StorageError, match="not a teaching file"):
         store.taught("dicetreasure", "die")
+
+
+def test_companion_teach_learns_the_dice_of_a_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+    import numpy as np
+
+    from device.cli import main
+    from vision.render import DIE_COLOURS, DieSpec, render_scene
+
+    specs = [DieSpec(v, body=DIE_COLOURS[c], centre=(120 + 130 * i, 200), side=70, angle=10 * i, colour_name=c)
+             for i, (v, c) in enumerate(zip((3, 5, 2, 6), ("orange", "white", "maroon", "gray"), strict=True))]
+    image, truth = render_scene(np.random.default_rng(2), (640, 400), dice=specs)
+    photo = tmp_path / "dice.png"
+    cv2.imwrite(str(photo), image)
+    state = tmp_path / "state"
+    assert main(["teach", "--game", "pyradice", "--image", str(photo), "--state-dir", str(state)]) == 0
+    out = capsys.readouterr().out
+    assert "pyradice die: taught gray, maroon, orange, white; still to teach: nothing" in out
+    taught = TeachingStore(state).taught("pyradice", "die")
+    # Each die is given its own colour's name (laid out orange, white, maroon, gray from the left).
+    named = sorted((int(x), name) for x, name in re.findall(r"die at \((\d+), \d+\): (\w+)", out))
+    assert [name for _, name in named] == ["orange", "white", "maroon", "gray"]
+    assert taught["white"][0] > taught["gray"][0] > taught["maroon"][0]
+    assert TeachingStore(state).palette("pyradice", "die").calibrated
+    assert len(truth) == 4
+    # Pyramido's pieces are not dice; a photo of the wrong count is refused in one line.
+    assert main(["teach", "--game", "pyramido", "--image", str(photo), "--state-dir", str(state)]) == 2
+    assert "taught by the Pyramido reader" in capsys.readouterr().err
+    assert main(["teach", "--game", "dicetreasure", "--image", str(photo), "--state-dir", str(state)]) == 2
+    err = capsys.readouterr().err
+    assert "shows 4 dice" in err and err.count("\n") == 1
