@@ -153,6 +153,7 @@ def write_mat(path: Path, game: str, sheet_number: int = 1, players: int = 2, pa
     if suffix not in (".svg", ".pdf"):
         raise MatError(f"--out {path}: the file must end in .svg or .pdf")
     svg = mat_svg(game, sheet_number, players, paper)
+    path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".svg":
         path.write_text(svg, encoding="utf-8")
     else:
