@@ -171,9 +171,12 @@ def _engine_games(rule: str, games: int, seed: int, policy: str) -> list[float]:
     game = PasaGame()
     advisor = get_advisor(rule)
     chooser = advisor.policy if policy == "optimal" else advisor.greedy_policy
+    from tqdm import tqdm
+
     rng = random.Random(seed)
     out = []
-    for _ in range(games):
+    # A progress bar on stderr while it is a terminal: thousands of games through the engine take a while.
+    for _ in tqdm(range(games), desc=f"{policy} games", unit=" games", file=sys.stderr, disable=None, leave=False):
         final = play(game, ["solo"], rng.randrange(2**32), options={"pasa": rule}, policy=chooser, keep_states=False)
         out.append(float(game.score(final.final).players["solo"].total))
     return out

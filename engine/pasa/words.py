@@ -90,7 +90,7 @@ def board_text(state: PasaState) -> str:
         dice = _faces(state.dice) if state.dice else "none yet"
         chosen = TITLES[state.category] if state.category else "not chosen"
         kept = f"; keeping {_faces(state.keep) or 'nothing'} for the next roll" if state.keep is not None else ""
-        lines.append(f"{state.player}: roll {state.rolls} of {MAX_ROLLS}, dice {dice}, category {chosen}{kept}")
+        lines.append(f"{state.player}: {state.rolls} of {MAX_ROLLS} rolls made, dice {dice}, category {chosen}{kept}")
     width = max(6, *(len(p) for p in state.players))
     lines.append(f"{'':<9} " + " ".join(f"{p:>{width}}" for p in state.players))
     for c in CATEGORIES:
