@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from engine.game import GAME_MODULES
 
@@ -62,8 +63,15 @@ def _bench(args: argparse.Namespace) -> int:
     return status
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error in one line on stderr (exit 2), like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="companion",
         description="Table Companion: keeps board games with dice and dominoes by the rules.",
     )

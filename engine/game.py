@@ -298,4 +298,4 @@ def find_game(name: str) -> Game[Any, Any]:
     try:
         return _REGISTRY[_ALIASES.get(key, key)]
     except KeyError:
-        raise ValueError(f"unknown game {name!r}; known games: {', '.join(GAME_MODULES)}") from None
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(sorted(GAME_MODULES))}") from None

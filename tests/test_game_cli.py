@@ -334,3 +334,16 @@ def test_the_games_own_commands_are_the_same(capsys: pytest.CaptureFixture[str],
     path = new_game(capsys, tmp_path, name)
     state = [] if command == "help" else ["--state", str(path)]
     assert run(capsys, name, command, *state) == run(capsys, "game", name, command, *state)
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["game", "pasa", "simulate", "--games", "x"], "invalid int value: 'x'"),
+    (["game", "chess", "new"], "invalid choice: 'chess'"),
+    (["play"], "required: GAME"),
+    (["game", "pyradice", "jump"], "invalid choice: 'jump'"),
+])
+def test_usage_errors_are_one_line_too(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and needle in err and len(err.strip().splitlines()) == 1
