@@ -67,8 +67,15 @@ EMPTY_SHARE, BLOCK_SHARE = 0.35, 0.60
 HUE_SURE = 0.75
 #: A cell's mean hue this far (degrees) from every taught colour is a colour not taught.
 HUE_FAR = 24.0
-#: Icon score (centre lightness over the block's, in L units): icon above ICON_AT, doubt within ICON_DOUBT.
-ICON_AT, ICON_DOUBT = 7.0, 1.5
+#: A block's saturation over its colour's in the palette must lie in this range, and its lightness within
+#: LIGHTNESS_OFF of the palette's, to be sure of the colour (skin has an orange hue, half the saturation).
+LIKENESS = (0.6, 1.6)
+LIGHTNESS_OFF = 22.0
+#: Icon score (centre lightness over the block's, in L units, measured against the block's own pixels and against
+#: the palette's colour): icon when their mean is above ICON_AT; sure when both are beyond ICON_DOUBT of it.
+ICON_AT, ICON_DOUBT = 12.0, 3.0
+#: Weight of the loss of saturation (share of the block's chroma lost at the centre) in the icon score.
+PALE_WEIGHT = 20.0
 
 
 # --- the palette -------------------------------------------------------------------------------------
@@ -408,25 +415,33 @@ def _printed_mask(zone: Zone, rect: Rect, ppm: float, shape: tuple[int, int]) ->
 
 
 def _white_gains(rect_img: np.ndarray, zone: Zone, rect: Rect, ppm: float) -> np.ndarray:
-    """Per-channel gains that bring the mat's paper beside the zone (right and below it) to PAPER_LEVEL."""
+    """Per-channel gains that bring the mat's paper around the zone to PAPER_LEVEL.
+
+    Four strips of bare paper (right of the zone, below it, and the narrow bands left of and above it): each
+    gives the median of its brighter half, and the brightest strip wins, since a hand or a piece over a strip
+    is darker than paper under the same light."""
     r = zone.rect
-    strips = [Rect(r.x + r.w + 4, r.y, min(6.0, rect.x + rect.w - (r.x + r.w + 4)), r.h),
-              Rect(r.x, r.y + r.h + 3, r.w, min(7.0, rect.y + rect.h - (r.y + r.h + 3)))]
-    px = []
+    right, bottom = rect.x + rect.w, rect.y + rect.h
+    strips = [Rect(r.x + r.w + 4, r.y, min(6.0, right - (r.x + r.w + 4)), r.h),
+              Rect(r.x, r.y + r.h + 3, r.w, min(7.0, bottom - (r.y + r.h + 3))),
+              Rect(max(rect.x, r.x - 4.5), r.y + 20, 2.5, r.h - 40),
+              Rect(r.x + 20, max(rect.y, r.y - 4.5), r.w - 40, 2.5)]
+    best: np.ndarray | None = None
     for s in strips:
         if s.w <= 1 or s.h <= 1:
             continue
         x0, y0 = round((s.x - rect.x) * ppm), round((s.y - rect.y) * ppm)
         x1, y1 = round((s.x + s.w - rect.x) * ppm), round((s.y + s.h - rect.y) * ppm)
-        px.append(rect_img[y0:y1, x0:x1].reshape(-1, 3))
-    if not px:
+        px = rect_img[max(0, y0):y1, max(0, x0):x1].reshape(-1, 3).astype(np.float32)
+        if len(px) < 20:
+            continue
+        bright = px.sum(axis=1)
+        white = np.median(px[bright >= np.percentile(bright, 50)], axis=0)
+        if best is None or white.sum() > best.sum():
+            best = white
+    if best is None:
         return np.ones(3, np.float32)
-    allp = np.concatenate(px).astype(np.float32)
-    bright = allp.sum(axis=1)
-    # Paper is the brightest thing there: leave out shadows, a hand, a piece over the line.
-    allp = allp[bright >= np.percentile(bright, 40)]
-    white = np.median(allp, axis=0)
-    return (PAPER_LEVEL / np.maximum(white, 8.0)).astype(np.float32)
+    return (PAPER_LEVEL / np.maximum(best, 8.0)).astype(np.float32)
 
 
 def _window_offsets(q_px: float, half: float, step: float = 2.0) -> np.ndarray:
@@ -479,9 +494,34 @@ def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette
     # Against the block's own pixels and against the palette's lightness of its colour: a plain cell half in a
     # higher block's shadow has dark pixels that would make its centre look light against them alone.
     taught_l = np.array([palette.lab[c][0] for c in COLOURS])[winner]
-    centre_l = np.median(d[:, :, 0], axis=1)
-    icon = np.minimum(centre_l - block_l, centre_l - taught_l)
-    return {"share": share, "winner": winner, "win_share": win_share, "hue_dist": hue_dist, "icon": icon}
+    # The centre's lightness over its pixels of the cell's colour or pale (an icon's light inside and white rim):
+    # a higher neighbour seen leaning over the cell's edge is another colour and is left out.
+    d_hue = np.arctan2(d[:, :, 2], d[:, :, 1])
+    d_diff = np.abs((d_hue - ref[winner][:, None] + np.pi) % (2 * np.pi) - np.pi)
+    d_chroma = np.hypot(d[:, :, 1], d[:, :, 2])
+    own = (d_diff < np.radians(HUE_FAR)) | ((d_chroma < 2 * COLOURED_CHROMA) & (d[:, :, 0] > 55))
+    dl = np.sort(np.where(own, d[:, :, 0], np.inf), axis=1)
+    own_n = own.sum(axis=1)
+    mid = np.minimum(own_n // 2, dl.shape[1] - 1)
+    enough = own_n >= 0.5 * d.shape[1]
+    centre_l = np.where(enough, dl[np.arange(len(winner)), mid], np.median(d[:, :, 0], axis=1))
+    dc = np.sort(np.where(own, d_chroma, np.inf), axis=1)
+    centre_c = np.where(enough, dc[np.arange(len(winner)), mid], np.median(d_chroma, axis=1))
+    # A printed gem is paler than its block: lighter (clearest on dark colours) and less saturated (clearest
+    # on the bright ones, orange and red).
+    bc = np.sort(np.where(mine, chroma, -np.inf), axis=1)[:, ::-1]
+    block_c = np.where(mine.any(axis=1), bc[np.arange(len(winner)), np.minimum(mine_n // 2, bc.shape[1] - 1)], 1.0)
+    taught_c = np.array([math.hypot(palette.lab[c][1], palette.lab[c][2]) for c in COLOURS])[winner]
+    by_block = centre_l - block_l + PALE_WEIGHT * (1 - centre_c / np.maximum(block_c, 1.0))
+    by_palette = centre_l - taught_l + PALE_WEIGHT * (1 - centre_c / np.maximum(taught_c, 1.0))
+    # How the block's saturation and lightness compare with the palette's colour: a hand or a piece of a colour not
+    # taught can share a hue with a block but not both.
+    likeness = np.minimum(block_c / np.maximum(taught_c, 1.0), 2.0)
+    l_off = np.abs(block_l - taught_l)
+    return {"share": share, "winner": winner, "win_share": win_share, "hue_dist": hue_dist, "likeness": likeness,
+            "l_off": l_off,
+            "icon": (by_block + by_palette) / 2, "icon_low": np.minimum(by_block, by_palette),
+            "icon_high": np.maximum(by_block, by_palette)}
 
 
 def _conf(x: np.ndarray, at: float, doubt: float) -> np.ndarray:
@@ -550,16 +590,20 @@ def read_cells(prep: Prepared, lattice: Lattice | None, palette: Palette, *, sea
     occ = share >= (EMPTY_SHARE + BLOCK_SHARE) / 2
     occ_conf = np.where((share >= BLOCK_SHARE) | (share <= EMPTY_SHARE), 1.0,
                         0.5 + 0.5 * np.abs(share - (EMPTY_SHARE + BLOCK_SHARE) / 2) / ((BLOCK_SHARE - EMPTY_SHARE) / 2))
-    colour_conf = np.clip(f["win_share"], 0, 1) * np.where(f["hue_dist"] > HUE_FAR, 0.5, 1.0)
+    colour_conf = np.clip(f["win_share"], 0, 1) * np.where(f["hue_dist"] > HUE_FAR, 0.5, 1.0) * np.where(
+        (f["likeness"] < LIKENESS[0]) | (f["likeness"] > LIKENESS[1]) | (f["l_off"] > LIGHTNESS_OFF), 0.5, 1.0)
     icon = f["icon"] > ICON_AT
-    icon_conf = _conf(f["icon"], ICON_AT, ICON_DOUBT)
+    # Sure of an icon only when both measures say so, sure of none only when neither comes near.
+    icon_conf = np.where(icon, _conf(np.maximum(f["icon_low"], ICON_AT), ICON_AT, ICON_DOUBT),
+                         _conf(np.minimum(f["icon_high"], ICON_AT), ICON_AT, ICON_DOUBT))
     frame_pts = fit.mat_to_frame(seen_mm) if len(seen_mm) else np.zeros((0, 2))
     out = []
     for n, c in enumerate(cells):
         centre = (float(frame_pts[n, 0]), float(frame_pts[n, 1]))
         if occ[n]:
             sure = bool(occ_conf[n] >= 1.0 and f["win_share"][n] >= HUE_SURE and f["hue_dist"][n] <= HUE_FAR
-                        and icon_conf[n] >= 1.0)
+                        and icon_conf[n] >= 1.0 and LIKENESS[0] <= f["likeness"][n] <= LIKENESS[1]
+                        and f["l_off"][n] <= LIGHTNESS_OFF)
             out.append(CellReading(c, COLOURS[int(f["winner"][n])], bool(icon[n]), float(occ_conf[n]),
                                    float(colour_conf[n]), float(icon_conf[n]), sure, centre, float(f["icon"][n]),
                                    float(share[n])))
@@ -662,16 +706,29 @@ class PyramidReader:
         the cells come back in the engine's coordinates (``aligned``). ``stage``: the stage being built."""
         seat = seat if seat is not None else (view.zone.seat or 1) - 1
         prep = prepare(image, view, self.focal_px)
-        lattice = lattice_of(prep, self.quarter_mm, self.thickness_mm, self.lattices.get(view.zone.key))
-        if lattice is not None and lattice.agreement >= 0.5:
-            self.lattices[view.zone.key] = lattice
+        prior = self.lattices.get(view.zone.key)
+        lattice = lattice_of(prep, self.quarter_mm, self.thickness_mm, prior)
         # First at stage 1's height (most of what is seen, and the lattice's own height): enough to align.
         first = read_cells(prep, lattice, self.palette, seat=seat, default_stage=1, thickness_mm=self.thickness_mm)
         if not known or lattice is None:
+            if lattice is not None and lattice.agreement >= 0.5:
+                self.lattices[view.zone.key] = lattice
             return first
         a = align(first, known)
+        if prior is not None and (a is None or a.disagree > 8):
+            # A hand or a crooked domino can pull the fit off, and a kept lattice can be wrong: try the kept one as
+            # it was and a fit searched afresh, and keep whichever lays the reading over the record best.
+            for other in (prior, lattice_of(prep, self.quarter_mm, self.thickness_mm)):
+                if other is None:
+                    continue
+                kept = read_cells(prep, other, self.palette, seat=seat, default_stage=1, thickness_mm=self.thickness_mm)
+                b = align(kept, known)
+                if b is not None and (a is None or b.agree > a.agree):
+                    lattice, first, a = other, kept, b
         if a is None:
             return first
+        if a.disagree <= 8 and lattice.agreement >= 0.5 and len(known) >= 24:
+            self.lattices[view.zone.key] = lattice
         problems = list(first.problems)
         if a.disagree > 8 + len(first.unsure()) or a.runner_up >= 2 * a.agree - len(known):
             problems.append(f"the pyramid seen does not lie over the recorded one ({a.agree} of {len(known)} "
@@ -686,7 +743,11 @@ class PyramidReader:
             stages = {(c[0] - a.dx, c[1] - a.dy): v[2] for c, v in known.items()}
             second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=stage,
                                 thickness_mm=self.thickness_mm)
-        return replace(second.shifted(a.dx, a.dy), problems=tuple(problems) + second.problems)
+        out = second.shifted(a.dx, a.dy)
+        if len(problems) > len(first.problems):
+            # Not lying over the record: nothing of this reading is sure.
+            out = replace(out, cells=tuple(replace(c, sure=False) for c in out.cells))
+        return replace(out, problems=tuple(problems) + second.problems)
 
 
 def measure_cells(reading: PyramidReading, truth: Mapping[Cell, tuple[Colour, bool]], image: np.ndarray,

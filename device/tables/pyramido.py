@@ -203,6 +203,8 @@ class PyramidoTable(TableAdapter):
         if seen.seat != state.order[state.turn]:
             return Explained(problems=(f"it is player {state.order[state.turn] + 1}'s turn, not player "
                                        f"{seen.seat + 1}'s",))
+        if seen.problems and not seen.confirmed:
+            return Explained(problems=seen.problems)
         explained = self._explain_view(state, seen)
         unsure = seen.unsure if not seen.confirmed else ()
         if unsure and not explained.actions:

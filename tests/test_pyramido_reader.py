@@ -1,0 +1,183 @@
+"""The Pyramido reader on rendered frames (vision.pyramido_render, vision.pyramido_read) and the table adapter's
+observe/explain on what it reads (device.tables.pyramido): seeded games walked by the engine, frames drawn
+from their states, the truth from the engine's own top view."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+from device.errors import SessionError
+from device.tables import adapter_for
+from device.tables.pyramido import PyramidView, SeenCell
+from engine.game import find_game
+from engine.pyramido import Colour, Direction, Pyramid
+from engine.pyramido.game import Place
+from engine.pyramido.geometry import Placement
+from engine.pyramido.observe import observed
+from vision.pyramido_read import Palette, PyramidReader, PyramidReading, measure_cells
+from vision.pyramido_render import PyramidoTable, make_table, placement_turns, render, seeded_game
+from vision.registration import MarkerFinder, ZoneView, locate
+
+FINDER = MarkerFinder()
+
+
+@cache
+def game_of(seed: int) -> tuple[list[Any], PyramidoTable]:
+    states = seeded_game(seed, 2)
+    return states, make_table(seed, 2, states[-1])
+
+
+def frame_and_zone(seed: int, state: Any, seat: int, hand: int | None = None) -> tuple[Any, ZoneView]:
+    _, table = game_of(seed)
+    frame = render(table, state, np.random.default_rng([seed, 99]), hand=hand, exploration=False)
+    zone = locate(frame.image, "pyramido", 2, FINDER).zone(f"pyramid-{seat + 1}")
+    assert zone is not None
+    return frame, zone
+
+
+def score(reading: PyramidReading, truth: dict[Any, Any]) -> tuple[int, int, list[Any]]:
+    """(cells right, cells compared, cells read sure and wrong)."""
+    cells = {c.cell: c for c in reading.cells}
+    right = 0
+    sure_wrong = []
+    compared = set(truth) | {c for c, r in cells.items() if r.colour is not None}
+    for cell in compared:
+        r = cells.get(cell)
+        got = (r.colour, r.icon) if r is not None and r.colour is not None else None
+        if got == truth.get(cell):
+            right += 1
+        elif r is not None and r.sure:
+            sure_wrong.append((cell, truth.get(cell), got))
+    return right, len(compared), sure_wrong
+
+
+@pytest.mark.parametrize(("seed", "turn"), [(20, 14), (21, 30)])
+def test_a_pyramid_is_read_cell_by_cell_with_no_sure_mistake(seed: int, turn: int) -> None:
+    states, _ = game_of(seed)
+    before, after, seat = placement_turns(states)[turn]
+    frame, zone = frame_and_zone(seed, after, seat)
+    pyramid = before.explorers[seat].pyramid
+    reading = PyramidReader().read(frame.image, zone, pyramid.top_view, stage=pyramid.stage, seat=seat)
+    assert reading.aligned and reading.lattice is not None and not reading.problems
+    right, total, sure_wrong = score(reading, frame.views[seat])
+    assert total >= len(frame.views[seat]) >= 16
+    assert right / total >= 0.97, (right, total)
+    assert sure_wrong == []
+
+
+def test_the_adapter_explains_a_rendered_turn_as_the_true_placement() -> None:
+    seed = 22
+    states, _ = game_of(seed)
+    game = find_game("pyramido")
+    table = adapter_for(game)
+    for before, after, seat in [placement_turns(states)[k] for k in (0, 22)]:
+        frame, zone = frame_and_zone(seed, after, seat)
+        pyramid = before.explorers[seat].pyramid
+        reading = PyramidReader().read(frame.image, zone, pyramid.top_view, stage=pyramid.stage, seat=seat)
+        assert reading.aligned == bool(pyramid.placed)  # the first domino is laid over the rules by the adapter
+        seen = table.observe([reading], moved=True)
+        explained = table.explain(before, seen)
+        assert explained.actions == (Place(after.explorers[seat].pyramid.placed[-1].placement),), explained.problems
+        # Nothing changed on the table: the same reading explains nothing of the turn after.
+        if pyramid.placed:
+            unchanged = PyramidReader().read(frame.image, zone, after.explorers[seat].pyramid.top_view, seat=seat)
+            assert all(c.colour is not None for c in unchanged.cells if c.cell in frame.views[seat])
+
+
+def test_a_hand_over_the_pyramid_is_asked_about_never_read_as_pieces() -> None:
+    seed = 23
+    states, _ = game_of(seed)
+    before, after, seat = placement_turns(states)[20]
+    frame, zone = frame_and_zone(seed, after, seat, hand=seat)
+    assert frame.hidden[seat]
+    pyramid = before.explorers[seat].pyramid
+    reading = PyramidReader().read(frame.image, zone, pyramid.top_view, stage=pyramid.stage, seat=seat)
+    _, _, sure_wrong = score(reading, frame.views[seat])
+    assert sure_wrong == []
+    table = adapter_for(find_game("pyramido"))
+    explained = table.explain(before, table.observe([reading], moved=True))
+    true = Place(after.explorers[seat].pyramid.placed[-1].placement)
+    assert explained.actions == (true,) or (explained.problems and not explained.actions)
+
+
+def test_teaching_the_colours_measures_them_from_named_cells() -> None:
+    seed = 20
+    states, _ = game_of(seed)
+    last = states[-1]
+    frame, zone = frame_and_zone(seed, last, 0)
+    reading = PyramidReader().read(frame.image, zone, last.explorers[0].pyramid.top_view, stage=4, seat=0)
+    taught = Palette.nominal().teach(measure_cells(reading, frame.views[0], frame.image, zone))
+    assert taught.taught and set(taught.lab) == set(Colour)
+    hues = taught.hues()
+    # Each taught colour is still nearest its own nominal hue, and the five stay apart.
+    nominal = Palette.nominal().hues()
+    for k in range(5):
+        diff = np.abs((nominal - hues[k] + np.pi) % (2 * np.pi) - np.pi)
+        assert int(np.argmin(diff)) == k
+
+
+# --- the adapter on views built by hand ----------------------------------------------------------------
+
+def _first_domino_state() -> Any:
+    game = find_game("pyramido")
+    state = game.initial_state(["Anna", "Ben"], seed=3)
+    rng = random.Random(3)
+    while state.holding is None or game.status(state).awaiting == "chance" or not any(
+            isinstance(a, Place) for a in game.legal_actions(state)):
+        state = game.apply(state, game.random_chance(state, rng) if game.status(state).awaiting == "chance"
+                           else game.legal_actions(state)[0])
+    return state
+
+
+def test_unsure_cells_are_asked_about_corrected_or_confirmed() -> None:
+    state = _first_domino_state()
+    seat = state.order[state.turn]
+    domino = state.holding
+    table = adapter_for(find_game("pyramido"))
+    view = observed(Pyramid(1).place(domino, Placement(1, 0, 0, Direction.E)))
+    # The reader's own lattice: the domino seen 3 cells right and 2 down of where the engine puts it.
+    shifted = {(c[0] + 3, c[1] + 2): v for c, v in view.items()}
+    doubtful = next(iter(sorted(shifted)))
+    wrong_colour = next(c for c in Colour if c != shifted[doubtful][0])
+    misread = dict(shifted)
+    misread[doubtful] = (wrong_colour, shifted[doubtful][1])
+    cells = tuple(SeenCell(c, v, sure=c != doubtful) for c, v in sorted(misread.items()))
+    seen = PyramidView(seat, misread, None, cells, aligned=False)
+    problems = table.explain(state, seen).problems
+    assert problems and f"quarter cells {doubtful[0]},{doubtful[1]} " in problems[0]
+    index = [c.cell for c in cells].index(doubtful)
+    fixed = table.correct(seen, index, shifted[doubtful][0].letter + ("*" if shifted[doubtful][1] else ""))
+    assert table.explain(state, fixed).actions == (Place(Placement(1, 0, 0, Direction.E)),)
+    assert table.seen_json(fixed)["pyramids"][0]["cells"][index]["corrected"] is True
+    confirmed = table.confirm(seen)  # accepted as read: the misread colour is not the domino in hand
+    assert "does not show" in table.explain(state, confirmed).problems[0]
+    with pytest.raises(SessionError):
+        table.correct(seen, len(cells), "r")
+    with pytest.raises(SessionError):
+        table.correct(seen, 0, "x*")
+
+
+def test_a_stage_one_domino_half_a_block_off_both_ways_is_half_aligned() -> None:
+    game = find_game("pyramido")
+    state = _first_domino_state()
+    seat = state.order[state.turn]
+    state = game.apply(state, Place(Placement(1, 0, 0, Direction.E)))
+    rng = random.Random(5)
+    while state.holding is None or state.order[state.turn] != seat or not any(
+            isinstance(a, Place) for a in game.legal_actions(state)):
+        state = game.apply(state, game.random_chance(state, rng) if game.status(state).awaiting == "chance"
+                           else game.legal_actions(state)[0])
+    pyramid = state.explorers[seat].pyramid
+    before = observed(pyramid)
+    # The domino in hand laid where stage 2 would put it, while stage 1 is being built.
+    off = observed(Pyramid(1).place(state.holding, Placement(1, 0, 0, Direction.E)))
+    after = dict(before)
+    after.update({(c[0] + 1, c[1] + 3): v for c, v in off.items()})
+    table = adapter_for(game)
+    problems = table.explain(state, PyramidView(seat, after)).problems
+    assert problems and "half-aligned" in problems[0]
