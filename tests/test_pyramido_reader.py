@@ -181,3 +181,17 @@ def test_a_stage_one_domino_half_a_block_off_both_ways_is_half_aligned() -> None
     table = adapter_for(game)
     problems = table.explain(state, PyramidView(seat, after)).problems
     assert problems and "half-aligned" in problems[0]
+
+
+def test_lessons_by_name_and_the_lattice_as_a_half_block_grid() -> None:
+    nominal = Palette.nominal()
+    taught = Palette.from_lessons({"orange": (70.0, 30.0, 60.0), "mythical": (90.0, 0.0, 0.0)})
+    assert taught.taught and taught.lab[Colour.ORANGE] == (70.0, 30.0, 60.0)
+    assert taught.lab[Colour.BLUE] == nominal.lab[Colour.BLUE] and not Palette.from_lessons({}).taught
+    from vision.pyramido_read import Lattice
+
+    lattice = Lattice((40.0, 50.0), 2.0, 16.5, 0.9)
+    grid = lattice.as_grid()
+    assert abs(grid.block_mm - 33.0) < 1e-9
+    corner = lattice.to_mat(np.array([[3.0, 2.0]]))[0]
+    assert np.allclose(grid.point(3, 2), corner) and grid.cell(corner + 0.01) == (3, 2)

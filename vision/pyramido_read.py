@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from engine.pyramido import COLOURS, Colour
+from vision.lattice import HalfBlockGrid
 from vision.mats import Rect, Zone
 from vision.registration import MatFit, ZoneView
 
@@ -109,6 +110,14 @@ class Palette:
     def hues(self) -> np.ndarray:
         """Hue angle (radians) of each colour in COLOURS order."""
         return np.array([math.atan2(self.lab[c][2], self.lab[c][1]) for c in COLOURS])
+
+    @classmethod
+    def from_lessons(cls, taught: Mapping[str, Sequence[float]]) -> Palette:
+        """The nominal palette with the colours taught by name (``orange``, ...; as
+        :meth:`device.teaching.TeachingStore.taught` gives them), measured by :func:`measure_cells`."""
+        by_name = {c.value: c for c in COLOURS}
+        got = {by_name[n]: (float(v[0]), float(v[1]), float(v[2])) for n, v in taught.items() if n in by_name}
+        return cls.nominal().teach(got) if got else cls.nominal()
 
     def teach(self, samples: Mapping[Colour, tuple[float, float, float]]) -> Palette:
         """The palette with the colours measured at the table (a block of each shown to the camera; see
@@ -192,6 +201,13 @@ class Lattice:
         a = math.radians(self.angle)
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         return np.asarray(self.origin) + (np.asarray(ij, np.float64) * self.quarter_mm) @ rot.T
+
+    def as_grid(self) -> HalfBlockGrid:
+        """The same lattice as :class:`vision.lattice.HalfBlockGrid` (grid point (m, n) at origin + m u + n v)."""
+        a = math.radians(self.angle)
+        q = self.quarter_mm
+        return HalfBlockGrid(np.asarray(self.origin, np.float64), np.array([q * math.cos(a), q * math.sin(a)]),
+                             np.array([-q * math.sin(a), q * math.cos(a)]))
 
     def to_json(self) -> dict[str, object]:
         return {"origin_mm": [round(v, 2) for v in self.origin], "angle": round(self.angle, 2),
