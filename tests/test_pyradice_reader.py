@@ -56,6 +56,7 @@ def _taught(reader: PyradiceReader, seed: int, style: Any) -> None:
     """The players name the dice on the boards once per table (set-up), here from the truth."""
     teach = _frame(seeded_state(seed, 2, 4), seed, style, 0)
     reader.lattices.clear()
+    reader.board_labs.clear()
     _teach_from_truth(reader, teach, teach.image, locate(teach.image, "pyradice", 2, MarkerFinder()))
     reader.lattices.clear()
 

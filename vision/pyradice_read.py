@@ -69,7 +69,7 @@ MAX_TURN = 8.0
 #: A die found farther than this share of the pitch from a lattice point is not on the lattice.
 ON_LATTICE = 0.3
 #: Colour: a reading is sure when the nearest colour is this much closer than the next (CIELAB, L halved).
-COLOUR_MARGIN = 6.0
+COLOUR_MARGIN = 10.0
 #: Colour: and the nearest is no farther than this.
 COLOUR_FAR = 30.0
 #: "Not a die" probability above which a crop is taken as no die, below which a die (in between: unsure).
@@ -79,6 +79,11 @@ DIE_BELOW = 0.25
 #: shows the board.
 BOARD_FAR = 12.0
 BOARD_NEAR = 8.0
+#: Mean gradient (grey levels per pixel) of a slot's ground crop within which it looks like the printed recess of
+#: an empty slot (rendered tuning boards: empty recesses 10 to 100, mostly 15 to 60; dice 30 and up, mostly
+#: over 60; a hand over a slot often under 10).
+EDGES_EMPTY = 15.0
+EDGES_FULL = 60.0
 #: The detector's threshold here, and the score above which its find near a slot counts as a die there.
 DETECT_THRESHOLD = 0.15
 FOUND = 0.5
@@ -178,7 +183,8 @@ PRESENT, EMPTY, COVERED = "die", "empty", "covered"
 @dataclass(frozen=True)
 class PositionReading:
     """A quarry position: ``state`` is "die" (top seen and read), "covered" (a die above rests on it: present,
-    value unknown) or "empty"; ``unsure`` when the view could not tell."""
+    value unknown; unsure when the dice above are in doubt, with ``die`` its top as read in case it is bare now)
+    or "empty"; ``unsure`` when the view could not tell."""
 
     position: Position
     state: str
@@ -442,6 +448,7 @@ class PyradiceReader:
         self.palette = palette or nominal_palette("pyradice")
         self.ppm = px_per_mm
         self.lattices: dict[int, BrickLattice] = {}
+        self.board_labs: dict[int, np.ndarray] = {}
         #: The quarry grid last fitted (for drawing; each frame fits its own from the mat's homography).
         self.quarry_grid: tuple[np.ndarray, float, float, np.ndarray, float] | None = None
 
@@ -534,13 +541,19 @@ class PyradiceReader:
         reads, not_die = self._read(_Crops(zone, targets))
         near = self._nearest(found, targets, 0.35 * lattice.pitch * ppm)
         frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
-        # The board's own colour: the median of the slots that look empty to the classical measures (no pips
-        # found, no detector find); a die differs from it, an empty slot is it.
+        # Where the board is under each slot (the die tops the lattice names, moved back by the parallax): an
+        # empty slot shows its printed recess there, whose lines a hand or a box over the board hides.
+        grounds = [foot + (np.array(lattice.centre(s)) - foot) / grow for s in SLOTS]
+        edges = [_edges(crop_die(zone, DieCandidate((g[0] * ppm, g[1] * ppm), lattice.pitch * ppm / grow,
+                                                   lattice.angle % 90, 1.0), 24)) for g in grounds]
         bare = [r.lab for r, d in zip(reads, near, strict=True) if r.pips is None and d < FOUND]
-        board_lab = np.median(np.array(bare), axis=0) if len(bare) >= 3 else None
+        board_lab = self._board_colour(seat, bare)
+        # Markers of the mat not seen: something lies over the mat, perhaps over the board too.
+        covered = not view.fit.complete_markers
         slots = []
         for k, slot in enumerate(SLOTS):
-            occupied, occupancy, sure_occ = _occupancy(1.0 - float(not_die[k]), near[k], reads[k], board_lab)
+            occupied, occupancy, sure_occ = _occupancy(1.0 - float(not_die[k]), near[k], reads[k], board_lab,
+                                                       EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered)
             read = reads[k]
             reason = "" if sure_occ else "cannot tell whether a die is there"
             unsure = not sure_occ or (occupied and read.unsure)
@@ -553,6 +566,19 @@ class PyradiceReader:
         if not view.complete:
             problems = (*problems, f"player {seat}'s board is not wholly seen")
         return BoardReading(seat, tuple(slots), lattice, problems)
+
+    def _board_colour(self, seat: int, bare: Sequence[Lab]) -> np.ndarray | None:
+        """The board's own colour: the median of the slots that look empty to the classical measures (no pips,
+        no strong find) in this frame when there are three or more, else the one kept for the seat; kept from a
+        frame where six or more agree closely (a hand over the board, or dice the pip count misses, do not)."""
+        if len(bare) >= 3:
+            labs = np.array(bare)
+            median = np.median(labs, axis=0)
+            off = np.sqrt((((labs - median) * [0.5, 1.0, 1.0]) ** 2).sum(axis=1))
+            if len(bare) >= 6 and np.median(off) < BOARD_NEAR / 2 and np.mean(off < BOARD_NEAR) >= 0.8:
+                self.board_labs[seat] = median
+            return median
+        return self.board_labs.get(seat)
 
     def _die_side(self, found: Sequence[DieCandidate], lattice: BrickLattice) -> float:
         """The die tops' side in mm: the detector's median, kept within reason of the lattice's pitch."""
@@ -610,7 +636,9 @@ class PyradiceReader:
                 if pos not in believed:
                     present[pos] = False
                     continue
-                if any(present.get(q, False) for q in geo.covers[pos]):
+                above = [q for q in geo.covers[pos] if present.get(q, False)]
+                # A die over it that is surely there (read sure, or itself under a die: one die is taken a turn).
+                if above and any(not readings[q].unsure or readings[q].state == COVERED for q in above):
                     present[pos] = True
                     c = grid.point(pos)
                     fp = _to_frame(view, np.array([c]) * ppm, ppm)[0]
@@ -631,10 +659,16 @@ class PyradiceReader:
                 known = expected.get(pos)
                 occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], known)
                 read = reads[k]
+                # Only doubtful dice lie over it: it may be covered still, or uncovered and looked at now.
+                under_doubt = any(present.get(q, False) for q in geo.covers[pos])
+                if under_doubt:
+                    occ, sure = True, False
                 present[pos] = occ or not sure  # an unsure position is kept (a die is not taken on a guess)
                 unsure = not sure
                 if sure:
                     reason = ""
+                elif under_doubt:
+                    reason = "a die over it may be gone"
                 elif known is not None and occ and read.die == known:
                     reason = read.reason or "hard to read"
                 elif known is not None:
@@ -642,8 +676,8 @@ class PyradiceReader:
                         f"looks empty, the game has {known} there"
                 else:
                     reason = read.reason if occ and read.unsure else "cannot tell whether a die is there"
-                readings[pos] = PositionReading(pos, PRESENT if present[pos] else EMPTY, occupancy,
-                                                read if present[pos] else None, unsure, reason,
+                state = COVERED if under_doubt else PRESENT if present[pos] else EMPTY
+                readings[pos] = PositionReading(pos, state, occupancy, read if present[pos] else None, unsure, reason,
                                                 (float(frame_pts[k, 0]), float(frame_pts[k, 1])))
         out = tuple(readings.get(p) or PositionReading(p, EMPTY, 0.0, None, False, "not in the quarry",
                                                         (0.0, 0.0)) for p in geo.positions)
@@ -709,12 +743,15 @@ class PyradiceReader:
         return PyradiceReading(self.players, tuple(boards), quarry_reading, tuple(reserves), tuple(problems))
 
 
-def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | None) -> tuple[bool, float, bool]:
+def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | None,
+               board_seen: bool = True) -> tuple[bool, float, bool]:
     """Is a die there, the share of the votes that say so, and whether that is sure (two or more votes and none
     against). Each measure votes or abstains: the classical pip count (pips found: a die; none: rather empty),
     the detector's find (a strong find: a die; none or a faint one: empty), the distance from the board's own
     colour where it is known (far: a die; near: empty), and the face model's "not a die" (a clear no: empty;
-    its yes is no vote, as it takes an empty recess of the board for a die too)."""
+    its yes is no vote, as it takes an empty recess of the board for a die too). A sure empty also needs the
+    board seen there (``board_seen``: its printed recess's lines, and every marker of the mat): a hand the
+    colour of the board would pass every other measure."""
     die_votes = empty_votes = 0
     if read.pips is not None:
         die_votes += 1
@@ -734,8 +771,17 @@ def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | Non
         empty_votes += 1
     occupied = die_votes > empty_votes
     share = die_votes / max(die_votes + empty_votes, 1)
-    sure = (die_votes >= 2 and not empty_votes) if occupied else (empty_votes >= 2 and not die_votes)
+    sure = (die_votes >= 2 and not empty_votes) if occupied else (empty_votes >= 2 and not die_votes and board_seen)
     return occupied, share, sure
+
+
+def _edges(crop: np.ndarray) -> float:
+    """Mean gradient magnitude of a crop's grey levels over its spread: printed lines and pips give edges, a hand
+    over the board hardly any."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    return float(np.mean(np.hypot(gx, gy)))
 
 
 def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | None) -> tuple[bool, float, bool]:
@@ -966,6 +1012,7 @@ def measure(seeds: Sequence[int], players: int = 2, turns: Sequence[int] = (6, 1
     times: list[float] = []
     for teach_frame, frames in _tables(seeds, players, turns, hand, condition, size):
         reader.palette = nominal_palette("pyradice")
+        reader.board_labs.clear()  # a new table
         if teach:
             reader.lattices.clear()
             _teach_from_truth(reader, teach_frame, teach_frame.image,

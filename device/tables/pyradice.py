@@ -19,7 +19,6 @@ only, and a whole game has not been replayed from frames through it, so the game
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -37,9 +36,8 @@ from engine.pyradice.state import Place, PyradiceState, Skill, Take, UseReserve
 Fix = Die | None
 #: A doubtful quarry position: where, what it may hold (None: nothing), and why it is doubtful.
 Doubt = tuple[Position, tuple[Fix, ...], str]
-#: Doubtful quarry positions are tried in every combination of what they may hold up to this many combinations;
-#: beyond, the players are asked.
-MAX_TRIES = 81
+#: Readings of the doubtful quarry positions tried at most (beyond, the players are asked).
+MAX_TRIES = 200
 
 
 @dataclass(frozen=True)
@@ -120,16 +118,20 @@ class PyradiceTable(TableAdapter):
             if _unchanged(state, observation):
                 return Explained()
             return self._explain(state, observation)
-        # Doubtful quarry positions: each may hold what the game believes, what was read, or nothing. The turn
-        # is explained without asking when every reading of them that some legal turn explains gives the same
-        # actions (the usual case: the one die taken is the doubtful one); otherwise the players are asked.
+        # Doubtful quarry positions: each may hold what the game believes, what was read, or nothing. A turn
+        # takes one die from the quarry and skill A4 may change one more, so readings where at most two of them
+        # differ from the game's belief are tried. The turn is explained without asking when every one of those
+        # that some legal turn explains gives the same actions (the usual case: the die taken is the doubtful
+        # one); otherwise the players are asked.
         asked = tuple(f"quarry {position_text(p)} is hard to read ({why}): correct it or press CONFIRM"
                       for p, _, why in doubtful)
-        if math.prod(len(options) for _, options, _ in doubtful) > MAX_TRIES:
+        believed = state.quarry.dice
+        choices = _choices(doubtful, believed)
+        if len(choices) > MAX_TRIES:
             return Explained(problems=asked)
         found: set[tuple[Any, ...]] = set()
         last: Explained | None = None
-        for choice in itertools.product(*(options for _, options, _ in doubtful)):
+        for choice in choices:
             quarry = dict(observation.quarry or {})
             for (pos, _, _), die in zip(doubtful, choice, strict=True):
                 if die is None:
@@ -222,6 +224,10 @@ class PyradiceTable(TableAdapter):
                 if fixed[k] is not None:
                     out[pos] = fixed[k]  # type: ignore[assignment]
                 continue
+            if p.state == "covered" and pos in believed:
+                # Present whether or not the die over it has gone (one die is taken a turn): the game knows it.
+                out[pos] = believed[pos]
+                continue
             if p.unsure and not confirmed:
                 options: list[Fix] = [None]
                 if pos in believed:
@@ -258,6 +264,21 @@ class PyradiceTable(TableAdapter):
         if not with_centre:
             raise SessionError("there are no readings on the table to point at")
         return min(with_centre, key=lambda kc: (kc[1][0] - x) ** 2 + (kc[1][1] - y) ** 2)[0]
+
+
+def _choices(doubtful: Sequence[Doubt], believed: Mapping[Position, Die]) -> list[tuple[Fix, ...]]:
+    """What the doubtful positions may hold together: the game's belief everywhere but at most two of them."""
+    base = tuple(believed.get(pos) for pos, _, _ in doubtful)
+    out = [base]
+    for changed in (1, 2):
+        for where in itertools.combinations(range(len(doubtful)), changed):
+            alternatives = [[o for o in doubtful[i][1] if o != base[i]] for i in where]
+            for picked in itertools.product(*alternatives):
+                choice = list(base)
+                for i, die in zip(where, picked, strict=True):
+                    choice[i] = die
+                out.append(tuple(choice))
+    return out
 
 
 def _key(p: _Place) -> tuple[str, int | None, Any]:
