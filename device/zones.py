@@ -222,7 +222,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
         for line in report["advice"]:
             print(f"  fix: {line}")
         for line in report["problems"]:
-            if line not in report["advice"]:
+            if not any(advice.startswith(line) for advice in report["advice"]):  # said once, with what to do
                 print(f"  problem: {line}")
         for piece, state in report["colours"]["pieces"].items():
             missing = ", ".join(state["missing"]) or "none"
