@@ -2,7 +2,11 @@
 
 ``engine.find_game(name)`` returns a game by name; each game lives in its own subpackage
 (``engine.pasa``, ``engine.pyradice``, ``engine.pyramido``, ``engine.dicetreasure``) and follows the
-contract in :mod:`engine.game`.
+contract in :mod:`engine.game`. Every game package has the same files: ``state`` (the state and actions),
+``game`` (the registered game), ``observe`` (which action explains what the camera saw), ``words`` (actions in
+words, the table as text), ``advice`` where the game has an advisor, and ``cli`` for the game's own commands.
+Shared by all: :mod:`engine.serial` (JSON, and the one tagged action codec), :mod:`engine.perft` (move counts),
+:mod:`engine.simulate` (seeded random games) and :mod:`engine.cli` (``companion game GAME ...``, ``companion play``).
 """
 
 from engine.dice import FACES, PALETTES, Die
