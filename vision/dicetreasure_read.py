@@ -5,22 +5,26 @@ This module owns what the camera makes of the cards. It works on the zones that 
 rectified on its own at :data:`CARD_PX_PER_MM`, white-balanced on the mat's paper around it, and read:
 
 - **the card** (:func:`read_card`): found as the largest region that is not paper, its rectangle fitted
-  (the card's size is measured, not assumed), turned upright by its coins (printed in the top-left corner),
-  its background colour named, its coins counted, and its spaces found by the grid layout whose squares best
-  cover what is not background (:func:`find_spaces`). Each space's requirement is read from its print: the
+  (the card's size is measured, not assumed), turned upright by its layout of spaces (which sits below the
+  card's middle) or else its coins (printed in the top-left corner), its background colour named, its coins
+  counted, and its spaces found by the grid layout whose squares best cover what is not background
+  (:func:`find_spaces`). Each space's requirement is read from its print: the
   fill colour (a dice colour, or white for any colour) and the pips on its white badge (none: any value).
 - **enrolment** (:func:`enrol`): such a reading as an entry of the deck file (``cards.py``'s format), so an
   owner can teach their own deck card by card; adjacency is the spaces' geometry (one pitch apart in a row
   or column), checked against the grid positions the file holds.
 - **identification** (:func:`identify`): the reading against an enrolled deck, by background, coins, the
   layout of spaces and every requirement that is visible (a die hides its space's print), with a margin
-  over the next-best card.
-- **the dice on the spaces** (:func:`read_space_dice`): for each space of the identified card, two
-  opinions on whether a die lies there: a classical one (the print expected under the space, from the
-  deck, is or is not what shows) and the die reader's (:class:`vision.recognize.DiceRecognizer` on a
-  candidate at the space, whose face model also knows what is not a die); the die's face and colour
-  (the five Dice Treasure colours, nominal or taught) come from the die reader. Any disagreement or low
-  confidence makes the space *unsure*: the device asks rather than guesses.
+  over the next-best card. On a table (:meth:`DiceTreasureReader.read`) each card goes to one spot at most,
+  best matches first, either way round, and a spot keeps the card it showed clearly (at the deal, when the
+  cards are empty) while its background agrees: :meth:`DiceTreasureReader.forget` at each new round.
+- **the dice on the spaces** (:func:`read_space_dice`): for each space of the identified card, whether a die
+  lies there is a classical measure against the print the deck says is under it (a white middle that is not
+  white, a plain coloured space that has spots); the face model's "not a die" class takes printed pips for a
+  die, so it is not asked. The die's face and colour (the five Dice Treasure colours, nominal or taught with
+  :func:`teach_palette`) come from the die reader (:class:`vision.recognize.DiceRecognizer` on a candidate at
+  the space), and a die is sure only when its pips agree with the face model. Anything doubtful makes the
+  space *unsure*, with the reason: the device asks rather than guesses.
 - **loose dice** (the tray's roll, the personal and common reserves): the die reader on the rectified zone.
 
 :class:`DiceTreasureReader` does all of this for one frame and returns a :class:`TableReading` (frozen
@@ -927,98 +931,134 @@ def teach_colours(readings: Sequence[tuple[CardReading, _Card]], names: Sequence
 
 
 def _measure(args: argparse.Namespace) -> dict[str, Any]:  # pragma: no cover - the measurement command
-    from engine.dicetreasure import sample_deck
+    from collections import Counter
+
+    from device.tables import adapter_for
+    from engine.dicetreasure import GAME, sample_deck
     from vision.conditions import parse_condition
-    from vision.dicetreasure_render import render_enrolment, render_state, seeded_turn
+    from vision.dicetreasure_render import render_dealt, render_enrolment, render_state, render_teaching, seeded_turn
     from vision.registration import locate
 
     cv2.setNumThreads(1)
     deck = sample_deck()
     reader = DiceTreasureReader(deck)
     condition = parse_condition(args.condition) if args.condition else None
-    out: dict[str, Any] = {"condition": args.condition or "none", "seeds": [args.seed, args.seed + args.frames - 1]}
+    size = tuple(int(v) for v in args.size.split("x"))
+    out: dict[str, Any] = {"condition": args.condition or "none", "size": args.size,
+                           "seeds": [args.seed, args.seed + args.frames - 1]}
 
-    def apply(image: np.ndarray, name: str) -> tuple[np.ndarray, float]:
-        if condition is None:
-            return image, 1.0
-        changed = condition.apply(image, name)
-        return changed, (condition.amount if condition.kind == "scale" else 1.0)
+    def seen(image: np.ndarray, name: str) -> np.ndarray:
+        return image if condition is None else condition.apply(image, name)
 
-    # Enrolment: every card of the deck, one frame each, rebuilt exactly?
-    exact = 0
-    enrol_wrong_sure = 0
-    enrol_times = []
+    teaching = render_teaching(args.seed + 999, size=size)  # type: ignore[arg-type]
+    image = seen(teaching.image, "teach")
+    reader.set_palette(teach_palette(reader, image, locate(image, "dicetreasure")))
+
+    exact = enrol_sure_wrong = enrol_doubted = 0
+    enrol_ms = []
     cards = deck.motif_cards[: args.cards]
     for n, card in enumerate(cards):
         frame = render_enrolment(card, args.seed + 1000 + n, upside_down=(n % 5 == 4))
-        image, _ = apply(frame.image, f"enrol-{n}")
-        t0 = time.perf_counter()
-        reg = locate(image, "dicetreasure")
-        view = reg.zone("motif-cards-1")
+        image = seen(frame.image, f"enrol-{n}")
+        t0 = time.process_time()
+        view = locate(image, "dicetreasure").zone("motif-cards-1")
         got = None
         if view is not None:
             reading, _ = read_card(image, view.fit, view.zone, 0, reader.colours)
-            if reading.found:
-                got = enrol(reading, card.id)
-        enrol_times.append(time.perf_counter() - t0)
+            got = enrol(reading, card.id) if reading.found else None
+        enrol_ms.append(1000 * (time.process_time() - t0))
         right = got is not None and got.entry == canonical_entry(card)
         exact += right
-        enrol_wrong_sure += bool(got is not None and not right and got.sure)
-    out["enrolment"] = {"cards": len(cards), "exact": exact, "wrong_and_sure": enrol_wrong_sure,
-                        "median_ms": round(1000 * float(np.median(enrol_times)), 1)}
+        enrol_sure_wrong += bool(got is not None and not right and got.sure)
+        enrol_doubted += bool(got is None or not got.sure)
+    out["enrolment"] = {"cards": len(cards), "exact": exact, "wrong_and_sure": enrol_sure_wrong,
+                        "doubted": enrol_doubted, "median_ms": round(float(np.median(enrol_ms)), 1)}
 
-    # Game frames: identification, dice on spaces, loose dice.
-    ident = ident_right = ident_wrong_sure = 0
-    spaces = spaces_right = spaces_unsure = spaces_wrong_sure = 0
-    loose_true = loose_found = loose_right = 0
-    times = []
+    ident = Counter[str]()
+    spaces = Counter[str]()
+    loose = Counter[str]()
+    turns = Counter[str]()
+    frame_ms = []
+    identify_ms = []
+    table = adapter_for(GAME)
     for n in range(args.frames):
         seed = args.seed + n
-        players = 1 + seed % 4 if args.players == 0 else args.players
-        _, _, after = seeded_turn(players, seed)
-        frame = render_state(after, seed)
-        image, _ = apply(frame.image, f"frame-{n}")
-        t0 = time.perf_counter()
+        players = 1 if n % 3 == 0 else 2
+        before, _, after = seeded_turn(players, seed)
+        dealt = [c.card.id for p in before.players for c in p.cards] + [c.card.id for c in before.middle]
+        reader.forget()
+        first = render_dealt(before, seed + 50_000, size=size)  # type: ignore[arg-type]
+        image = seen(first.image, f"dealt-{n}")
         reg = locate(image, "dicetreasure", players)
-        table = reader.read(image, reg)
-        times.append(time.perf_counter() - t0)
+        truth0 = {(c.zone, c.spot): c.card for c in first.cards}
+        # Against the whole deck, one card at a time (no spot memory, nothing known of the game):
+        for view in reg.zones:
+            for spot in range(len(card_spots(view.zone))):
+                want = truth0.get((view.zone.key, spot))
+                if want is None:
+                    continue
+                reading, picture = read_card(image, view.fit, view.zone, spot, reader.colours)
+                t0 = time.process_time()
+                named = identify(reading, deck)
+                if picture is not None:
+                    other = identify(turned(reading, picture)[0], deck)
+                    named = other if other.score > named.score + 0.1 else named
+                identify_ms.append(1000 * (time.process_time() - t0))
+                ident["deck_cards"] += 1
+                ident["deck_right_sure"] += named.card == want and named.confidence >= SURE
+                ident["deck_wrong_sure"] += named.card not in (want, None) and named.confidence >= SURE
+        first_read = reader.read(image, reg, loose=False, among=dealt)
+        for c in first_read.cards:
+            named_as = truth0.get((c.reading.zone, c.reading.spot))
+            ident["dealt_cards"] += 1
+            ident["dealt_right_sure"] += c.identity.card == named_as and c.identity.confidence >= SURE
+            ident["dealt_wrong_sure"] += c.identity.card != named_as and c.identity.confidence >= SURE
+        frame = render_state(after, seed, size=size)  # type: ignore[arg-type]
+        image = seen(frame.image, f"frame-{n}")
+        t0 = time.process_time()
+        reg = locate(image, "dicetreasure", players)
+        read = reader.read(image, reg, among=dealt)
+        frame_ms.append(1000 * (time.process_time() - t0))
         truth = {(c.zone, c.spot): c for c in frame.cards}
-        for c in table.cards:
+        for c in read.cards:
             t = truth.get((c.reading.zone, c.reading.spot))
             if t is None:
                 continue
-            ident += 1
-            ok = c.identity.card == t.card
-            ident_right += ok
-            ident_wrong_sure += bool(not ok and c.identity.card is not None and c.identity.confidence >= SURE)
-            if not ok:
+            ident["turn_cards"] += 1
+            if c.identity.card != t.card:
+                ident["turn_wrong_sure"] += c.identity.confidence >= SURE
                 continue
+            ident["turn_right_sure"] += c.identity.confidence >= SURE
             for d in c.dice:
-                spaces += 1
-                true_die = t.dice[d.space - 1]
-                if d.unsure:
-                    spaces_unsure += 1
-                elif d.die == true_die:
-                    spaces_right += 1
-                else:
-                    spaces_wrong_sure += 1
-        ident += sum(1 for t in frame.cards if not any((c.reading.zone, c.reading.spot) == (t.zone, t.spot)
-                                                        for c in table.cards))
+                spaces["spaces"] += 1
+                spaces["unsure" if d.unsure else ("right_and_sure" if d.die == t.dice[d.space - 1]
+                                                   else "wrong_and_sure")] += 1
         for key, dice in (("tray", frame.tray), ("common-reserve", frame.common)):
-            seen = sorted(str(d.die) for d in table.loose.get(key, ()))
-            want = sorted(str(d) for d in dice)
-            loose_true += len(want)
-            loose_found += len(seen)
-            left = list(seen)
-            for w in want:
-                if w in left:
-                    left.remove(w)
-                    loose_right += 1
-    out["identification"] = {"cards": ident, "right": ident_right, "wrong_and_sure": ident_wrong_sure}
-    out["spaces"] = {"spaces": spaces, "right_and_sure": spaces_right, "unsure": spaces_unsure,
-                     "wrong_and_sure": spaces_wrong_sure}
-    out["loose"] = {"true": loose_true, "found": loose_found, "right": loose_right}
-    out["frame_ms_median"] = round(1000 * float(np.median(times)), 1) if times else None
+            lying = Counter(str(d) for d in dice)
+            got_dice = read.loose.get(key, ())
+            loose["true"] += sum(lying.values())
+            loose["found"] += len(got_dice)
+            sure_seen = Counter(str(d.die) for d in got_dice if not d.unsure)
+            loose["right_and_sure"] += sum((sure_seen & lying).values())
+            loose["wrong_and_sure"] += sum((sure_seen - lying).values())
+        view = table.observe([read], moved=False)
+        explained = table.explain(before, view)
+        turns["turns"] += 1
+        if not explained.problems:
+            # Right when the actions lead to the true state (two equal dice from hand and reserve may be
+            # swapped: the same state).
+            end = before
+            for action in explained.actions:
+                end = GAME.apply(end, action)
+            turns["right" if GAME.state_to_json(end) == GAME.state_to_json(after) else "wrong"] += 1
+        else:
+            turns["asked"] += 1
+    out["identification"] = dict(ident)
+    out["identify_ms_median"] = round(float(np.median(identify_ms)), 2) if identify_ms else None
+    out["spaces"] = dict(spaces)
+    out["loose"] = dict(loose)
+    out["turns"] = dict(turns)
+    out["frame_ms_median"] = round(float(np.median(frame_ms)), 1) if frame_ms else None
     return out
 
 
@@ -1028,7 +1068,7 @@ def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - the me
     parser.add_argument("--seed", type=int, default=5000, help="first seed (never tuned on: 5000 and up)")
     parser.add_argument("--frames", type=int, default=20)
     parser.add_argument("--cards", type=int, default=63, help="deck cards to enrol")
-    parser.add_argument("--players", type=int, default=0, help="0: 1 to 4 by seed")
+    parser.add_argument("--size", default="1280x960", help="frame size WxH of the game frames")
     parser.add_argument("--condition", default="", help="KIND:AMOUNT (vision.conditions)")
     args = parser.parse_args(argv)
     if not args.measure:

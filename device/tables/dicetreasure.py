@@ -225,15 +225,23 @@ def _settle(state: DiceTreasureState, seen: CardsView, targets: set[str]) -> tup
                                                                                    frozenset[tuple[str, int]]]:
     """``seen`` with the doubtful spaces the game already knows taken from the game: dice stay on their card all
     round, and only the active player's cards (or the middle's) can change now. What is left to ask is a
-    doubtful space of those cards that the game has empty (a die may just have arrived there)."""
+    doubtful space of those cards that the game has empty (a die may just have arrived there), unless only its
+    face was doubtful and the one die of its colour the player could have placed has the face read."""
     held = _held(state)
     cards = dict(seen.cards)
     settled = set()
+    # The dice the active player can place now (after exchanges, the common reserve's too).
+    available = [*state.hand, *state.players[state.active].reserve, *state.common]
     for s in seen.spaces:
         if s.sure or s.corrected or s.card not in held:
             continue
         have = held[s.card][s.space - 1]
         if have is None and s.card in targets:
+            # A die just placed whose face alone was doubtful: sure after all when the game has exactly one
+            # value of that colour to place, and it is the value read (the reading and the game agree).
+            values = {d.value for d in available if s.die is not None and d.colour == s.die.colour}
+            if s.die is not None and s.why.startswith("face") and ";" not in s.why and values == {s.die.value}:
+                settled.add((s.card, s.space))
             continue
         dice = list(cards[s.card])
         dice[s.space - 1] = have
