@@ -347,3 +347,10 @@ def test_usage_errors_are_one_line_too(capsys: pytest.CaptureFixture[str], argv:
         cli.main(argv)
     err = capsys.readouterr().err
     assert stop.value.code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_perft_through_pyramido_draws(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "table.json"  # no seed: the table's deck, unknown; the set-up draws gems from the bag
+    assert run(capsys, "game", "pyramido", "new", "--state", str(path))[0] == 0
+    code, out, _ = run(capsys, "game", "pyramido", "perft", "--depth", "2", "--json", "--state", str(path))
+    assert code == 0 and json.loads(out) == {"counts": {"1": 6, "2": 36}, "chance_listed": True}  # six colours

@@ -736,6 +736,18 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             )
         return Reveal(rng.choice(generate_deck(rng.randrange(2**32))))
 
+    def chance_outcomes(self, state: PyramidoState) -> list[PyramidoAction] | None:
+        """For counting: a draw gives each gem colour still in the bag; a reveal from a known deck gives its
+        top. A reveal from a deck the device does not know has too many outcomes to list (None)."""
+        if not state.pending:
+            return None
+        head = state.pending[0]
+        if head.kind in (PendingKind.GEM_TO_SPACE, PendingKind.GEM_TO_LEGEND):
+            return [Draw(g) for g in GEMS if state.bag[g.index]]
+        if state.unseen is not None:
+            return [Reveal(state.unseen[_top_index(state, head)])]
+        return None
+
     # --- helpers for the device ------------------------------------------------------------------
     def observe_back(self, state: PyramidoState, pile: int, back: Back) -> PyramidoState:
         """The state with ``back`` recorded as seen on ``pile``'s face-down top (the camera saw it).
