@@ -12,7 +12,7 @@ block colours and icon counts, a face-up domino on top) and gem areas, faceted g
 sometimes a hand over a pyramid; then light, blur, noise and JPEG. Heights are projected through the
 camera, so a higher stage is seen displaced as a real one is.
 
-The truth (:class:`PyramidoFrame`): per seat the engine's top view (:func:`engine.pyramido.observe.observed`),
+The truth (:class:`PyramidoFrame`): per seat the engine's top view (``Pyramid.top_view`` without the stages),
 the quarter cells a hand hides, where quarter cell (0, 0) lies on the mat, and the exploration area.
 :func:`seeded_game` walks a seeded game with the engine's legal actions and ``random_chance``.
 """
@@ -31,10 +31,7 @@ import numpy as np
 
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
-from engine.pyramido.exploration import Space
-from engine.pyramido.game import Place
-from engine.pyramido.geometry import lay
-from engine.pyramido.observe import observed
+from engine.pyramido.game import Place  # the one engine name used here that the package does not re-export
 from vision.mat_render import PlacedMat, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 
@@ -199,6 +196,12 @@ def make_table(seed: int, players: int, final: PyramidoState | None = None, *, m
 
 # --- the truth ---------------------------------------------------------------------------------------
 
+def observed(pyramid: Any) -> dict[Cell, tuple[Colour, bool]]:
+    """What the camera should see of a pyramid (as :func:`engine.pyramido.observe.observed`): quarter cell ->
+    (colour, icon shows), from the pyramid's own top view."""
+    return {c: (v[0], v[1]) for c, v in pyramid.top_view.items()}
+
+
 @dataclass
 class PyramidoFrame:
     """A rendered frame and what is true in it."""
@@ -208,7 +211,7 @@ class PyramidoFrame:
     views: dict[int, dict[Cell, tuple[Colour, bool]]]  # seat -> the engine's top view
     hidden: dict[int, frozenset[Cell]]  # seat -> quarter cells a hand covers
     poses: dict[int, PyramidPose]
-    spaces: tuple[Space, ...]
+    spaces: tuple[Any, ...]  # the engine's exploration spaces (pile, face-up domino, gems)
     inventories: dict[int, tuple[int, ...]]
     hand: bool = False
     notes: list[str] = field(default_factory=list)
@@ -377,7 +380,8 @@ def _stage_layers(table: PyramidoTable, rng: np.random.Generator, state: Pyramid
         for pd in pyramid.placed:
             if pd.placement.stage != stage:
                 continue
-            cells = [(cell, laid.colour, laid.icons) for cell, laid in lay(pd.domino, pd.placement)]
+            laid = pyramid.blocks[stage - 1]
+            cells = [(cell, laid[cell].colour, laid[cell].icons) for cell in pd.placement.cells()]
             _draw_domino(layer, rng, pose, cells, stage, table.colours)
         _texture(rng, layer, 1.0)
         layers.append(layer)
@@ -484,7 +488,7 @@ def _exploration(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generat
             _draw_pieces(frame, table, mat.key, [below], base_height=max(0.0, base - table.thickness_mm))
         top = _Layer(rect)
         if space.face_up is not None:
-            _draw_face_up(top, rng, rect, str(space.face_up), min(rect.w, rect.h / 2), table.colours)
+            _draw_face_up(top, rng, rect, str(space.face_up), table.block_mm, table.colours)
         elif space.face_down:
             back = space.back
             blocks = list(back.blocks) if back is not None else [(COLOURS[int(rng.integers(5))], 1)] * 2
@@ -629,11 +633,9 @@ def seeded_game(seed: int, players: int = 2, until: Callable[[PyramidoState], bo
 
 def placement_turns(states: Sequence[PyramidoState]) -> list[tuple[PyramidoState, PyramidoState, int]]:
     """(state with a domino in hand, the state right after it was placed, seat) for every placement."""
-    from engine.pyramido.game import Phase
-
     out = []
     for before, after in itertools.pairwise(states):
-        if before.phase is Phase.PLACE and before.holding is not None:
+        if before.holding is not None:
             seat = before.order[before.turn]
             if after.explorers[seat].pyramid != before.explorers[seat].pyramid:
                 out.append((before, after, seat))
