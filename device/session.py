@@ -250,18 +250,21 @@ class GameSession:
         self.apply(game.parse_action(text, self.state), origin)
 
     def legal(self) -> dict[str, Any]:
-        """The legal actions now (text, label, group) and, when chance is awaited, what to enter."""
+        """The legal actions now (text, label, group) and, when chance is awaited, what to enter, with the
+        entries a scorekeeper may make instead (:meth:`engine.game.Game.entries`)."""
         with self._lock:
             version = self.hub.latest()[0]
             if self.game is None:
-                return {"legal": [], "chance": None, "version": version}
+                return {"legal": [], "chance": None, "entries": [], "version": version}
             game = self.game
             legal = [] if game.status(self.state).finished else game.legal(self.state)
             chance = game.chance_prompt(self.state)
+            entries = [game.describe(self.state, e) for e in game.entries(self.state)] if chance else []
             return {
                 "legal": [{"text": a.text, "label": a.label, "group": a.group} for a in legal],
                 "chance": None if chance is None else {"what": chance.what, "example": chance.example,
                                                        "group": chance.group},
+                "entries": [{"text": a.text, "label": a.label, "group": a.group} for a in entries],
                 "version": version,
             }
 

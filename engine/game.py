@@ -217,6 +217,11 @@ class Game(ABC, Generic[S, A]):
         """The words for one part of a score's breakdown (a category, a source of points)."""
         return part
 
+    def entries(self, state: S) -> list[A]:
+        """Actions a scorekeeper may enter in place of the chance step awaited, when nobody enters what chance
+        brought (Paša: a turn's points written straight on the sheet). None by default."""
+        return []
+
     def legal(self, state: S) -> list[LegalAction]:
         """Every legal decision now, described for the players (empty when chance is awaited)."""
         return [self.describe(state, action) for action in self.legal_actions(state)]

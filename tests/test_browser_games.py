@@ -229,6 +229,22 @@ def test_pasa_to_the_end_shows_the_winner(appliance: tuple[Appliance, str], brow
     assert errors == []
 
 
+def test_pasa_scorekeeper_writes_the_engines_entries(appliance: tuple[Appliance, str], browser: Any) -> None:
+    app, address = appliance
+    page, errors = open_page(browser, address, PHONE)
+    pair(page)
+    set_up(page, app, "pasa", None)
+    wait_until(lambda: drawn(page, app) and page.is_visible("#enter-form"))
+    page.select_option("#enter-category", "fours")
+    # Fours can be 0, 4, 8, ... 24: the points offered are the engine's entries, nothing else.
+    wait_until(lambda: page.locator("#enter-points option").all_inner_texts()
+               == ["0", "4", "8", "12", "16", "20", "24"])
+    page.select_option("#enter-points", label="12")
+    page.click("#enter-form button[type=submit]")
+    wait_until(lambda: app.session.state.sheets["Anna"] == {"fours": 12})
+    assert app.session.origins == ["page"] and errors == []
+
+
 def test_set_up_mistakes_are_shown_by_their_field(appliance: tuple[Appliance, str], browser: Any) -> None:
     app, address = appliance
     page, errors = open_page(browser, address, PHONE)

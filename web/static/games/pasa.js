@@ -112,7 +112,7 @@ export function mount(root, ctx) {
   const catLabel = el("label", {}, "Category ");
   catLabel.appendChild(el("select", {id: "enter-category"}));
   const ptsLabel = el("label", {}, "Points ");
-  ptsLabel.appendChild(el("input", {id: "enter-points", type: "number", min: 0, max: 36, inputmode: "numeric"}));
+  ptsLabel.appendChild(el("select", {id: "enter-points"}));
   form.append(catLabel, ptsLabel, el("button", {type: "submit"}, "Write"));
   keeper.appendChild(form);
   keeper.appendChild(el("div", {class: "errors", "data-slot": "enter", "aria-live": "assertive"}));
@@ -150,13 +150,13 @@ export function mount(root, ctx) {
     const data = await ctx.post("/api/action", {text}, "roll");
     if (!data.error) rollInput.value = "";
   });
+  // The points a category can take come from the engine's entries (/api/legal); the text posted is the entry's.
+  document.getElementById("enter-category").addEventListener("change", () => renderPoints(ctx));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const category = document.getElementById("enter-category").value;
-    const points = document.getElementById("enter-points").value.trim();
-    if (!category) { ctx.showError("enter", "no category is open"); return; }
-    if (points === "") { ctx.showError("enter", "write the points scored first"); return; }
-    ctx.post("/api/action", {text: `enter ${category} ${points}`}, "enter");
+    const text = document.getElementById("enter-points").value;
+    if (!text) { ctx.showError("enter", "no points can be written in this category now"); return; }
+    ctx.post("/api/action", {text}, "enter");
   });
   img.addEventListener("error", () => { img.hidden = true; noFrame.hidden = false; });
   img.addEventListener("load", () => { img.hidden = false; noFrame.hidden = true; });
@@ -166,7 +166,7 @@ export function mount(root, ctx) {
     const s = ctx.snapshot;
     if (s && s.camera && s.camera.status !== "none" && s.game && s.game.mode === "camera") img.src = `/api/frame.jpg?v=${Date.now()}`;
   }, 1000);
-  parts = {root, rollInput, openKey: null, rollKey: null};
+  parts = {root, rollInput, openKey: null, rollKey: null, pointsKey: null};
 }
 
 // The legal actions this view puts on its own controls, found by their notation's first word (the engine's
@@ -365,8 +365,27 @@ function renderKeeper(game, live, ctx, camera) {
   const select = document.getElementById("enter-category");
   const open = (live.categories || []).filter((c) => c.open);
   const key = open.map((c) => c.name).join(",");
-  if (parts.openKey === key) return;
-  parts.openKey = key;
-  select.replaceChildren();
-  for (const c of open) select.appendChild(el("option", {value: c.name}, c.title));
+  if (parts.openKey !== key) {
+    parts.openKey = key;
+    select.replaceChildren();
+    for (const c of open) select.appendChild(el("option", {value: c.name}, c.title));
+  }
+  renderPoints(ctx);
+}
+
+// The points select: the entries of the chosen category, as the engine words them ("Write 3 in Ones").
+function renderPoints(ctx) {
+  const category = document.getElementById("enter-category").value;
+  const points = document.getElementById("enter-points");
+  const entries = ctx.legal && Array.isArray(ctx.legal.entries) ? ctx.legal.entries : [];
+  const mine = entries.filter((e) => e.text.split(" ")[1] === category);
+  const key = `${category}:${mine.map((e) => e.text).join(",")}`;
+  if (parts.pointsKey === key) return;
+  parts.pointsKey = key;
+  const kept = points.value;
+  points.replaceChildren();
+  for (const e of mine) {
+    points.appendChild(ctx.el("option", {value: e.text}, e.text.split(" ").slice(2).join(" ")));
+  }
+  if (mine.some((e) => e.text === kept)) points.value = kept;
 }
