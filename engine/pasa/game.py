@@ -357,8 +357,8 @@ class PasaGame(Game[PasaState, PasaAction]):
 
         return words.chance_prompt(state)
 
-    def entries(self, state: PasaState) -> list[Enter]:
-        return self.legal_entries(state)
+    def entries(self, state: PasaState) -> list[PasaAction]:
+        return list(self.legal_entries(state))
 
     def part_title(self, part: str) -> str:
         return TITLES.get(part, part)
