@@ -102,7 +102,8 @@ ZONE_PX_PER_MM = 2.0
 PAPER_LEVEL = 240.0
 #: A die whose colour is farther than this (CIELAB, lightness halved) from every palette colour is unsure.
 COLOUR_FAR = 30.0
-#: A die on a space is sure only when the pip counter agrees with the face model (not just fails to disagree).
+#: A die (on a space, in a zone) is sure only when the pip counter agrees with the face model (not just fails to
+#: disagree): at the ~1.3 px/mm of a whole table the model alone was sure and wrong on spaces and in the tray.
 PIPS_MUST_AGREE = True
 #: Below this confidence a reading is unsure (a die on a space, a card identified, an enrolled space).
 SURE = 0.8
@@ -761,7 +762,8 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
         p = cv2.perspectiveTransform(np.array([[d.centre]], np.float64), back)[0, 0]
         colour_ok = d.colour_distance < COLOUR_FAR
         conf = d.confidence if colour_ok else min(d.confidence, 0.5)
-        out.append(LooseDie(zone.key, Die(d.value, d.colour), conf, d.unsure or not colour_ok or conf < SURE,
+        unsure = d.unsure or (PIPS_MUST_AGREE and d.pips != d.value) or not colour_ok or conf < SURE
+        out.append(LooseDie(zone.key, Die(d.value, d.colour), conf, unsure,
                             (float(p[0]), float(p[1])), d.lab))
     return tuple(out)
 
