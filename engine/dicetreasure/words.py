@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from engine.dice import Die
 from engine.dicetreasure.cards import MotifCard
-from engine.dicetreasure.game import SOLO_NEW_CARDS, deal_count, dealt_player
+from engine.dicetreasure.game import SOLO_NEW_CARDS, DiceTreasure, deal_count, dealt_player
 from engine.dicetreasure.placement import target_cards
 from engine.dicetreasure.state import (
     Action,
@@ -43,7 +43,7 @@ from engine.dicetreasure.state import (
 )
 from engine.game import ChancePrompt
 
-GROUPS: tuple[str, ...] = ("place", "exchange", "bonus", "reserve", "end", "chance")
+GROUPS: tuple[str, ...] = DiceTreasure.action_groups  # named once, on the game
 
 
 def die_words(die: Die) -> str:

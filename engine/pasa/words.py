@@ -16,10 +16,10 @@ label names the dice kept.
 from __future__ import annotations
 
 from engine.game import ChancePrompt
-from engine.pasa.game import MAX_ROLLS, Choose, Enter, PasaAction, PasaState, Reroll, Roll, Stop
+from engine.pasa.game import MAX_ROLLS, Choose, Enter, PasaAction, PasaGame, PasaState, Reroll, Roll, Stop
 from engine.pasa.scoring import CATEGORIES, TITLES, score
 
-GROUPS: tuple[str, ...] = ("category", "hold", "stop", "enter", "chance")
+GROUPS: tuple[str, ...] = PasaGame.action_groups  # named once, on the game
 
 def _faces(dice: tuple[int, ...]) -> str:
     return " ".join(map(str, sorted(dice)))

@@ -37,6 +37,7 @@ from engine.pyramido.game import (
     Flip,
     PendingKind,
     Place,
+    Pyramido,
     PyramidoAction,
     PyramidoState,
     Reveal,
@@ -46,7 +47,7 @@ from engine.pyramido.game import (
 )
 from engine.pyramido.geometry import Direction
 
-GROUPS: tuple[str, ...] = ("take", "flip", "place", "score", "end", "discard", "chance")
+GROUPS: tuple[str, ...] = Pyramido.action_groups  # named once, on the game
 
 _FACING = {Direction.E: "east", Direction.S: "south", Direction.W: "west", Direction.N: "north"}
 
