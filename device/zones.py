@@ -43,6 +43,7 @@ def register(subparsers: Any) -> None:
     mat.add_argument("--players", type=int, default=2, help=f"players at the table, 1 to {MAX_SEATS} (default 2)")
     mat.add_argument("--paper", choices=tuple(PAPERS), help="paper size (default: the smallest of a4 and a3 that fits)")
     mat.add_argument("--out", type=Path, required=True, metavar="FILE", help="FILE.svg or FILE.pdf")
+    mat.add_argument("--pdf", action="store_true", help="also write a PDF beside the SVG (FILE.pdf)")
     mat.add_argument("--list", action="store_true", help="also print every sheet of the game")
     mat.set_defaults(func=mat_command)
 
@@ -119,6 +120,9 @@ def mat_command(args: argparse.Namespace) -> int:
     _check_players(args.players)
     sheets = mats(args.game, args.players)
     write_mat(args.out, args.game, args.sheet, args.players, args.paper)
+    if args.pdf and args.out.suffix.lower() == ".svg":
+        beside = write_mat(args.out.with_suffix(".pdf"), args.game, args.sheet, args.players, args.paper)
+        print(f"wrote {beside}")
     chosen = sheets[args.sheet - 1]
     print(f"wrote {args.out}: sheet {args.sheet} of {len(sheets)}, {chosen.title} "
           f"({chosen.size[0]:g} x {chosen.size[1]:g} mm, markers {chosen.markers[0].id}-{chosen.markers[-1].id})")

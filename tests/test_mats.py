@@ -231,6 +231,14 @@ def test_sheet_index_lists_what_the_page_offers_to_print() -> None:
 
 
 @needs_cairo
+def test_companion_mat_writes_a_pdf_beside_the_svg(tmp_path: Path) -> None:
+    out = tmp_path / "sheets" / "quarry.svg"
+    assert main(["mat", "pyradice", "--sheet", "3", "--out", str(out), "--pdf"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<?xml")
+    assert out.with_suffix(".pdf").read_bytes().startswith(b"%PDF")
+
+
+@needs_cairo
 def test_mat_pdf_is_the_svg_as_pdf() -> None:
     data = mat_pdf("pyramido", 3, 2)
     assert data.startswith(b"%PDF") and b"/MediaBox" in data
