@@ -78,6 +78,7 @@ def test_json_line_maps_image_pixels_to_sheet_millimetres() -> None:
     scene = _scene([PlacedMat(BOARD2, (0, 0), 170)])  # upside down on the table: the other side's player
     record = locate(scene.image, finder=FINDER).to_json("frame.png")
     assert record["image"] == "frame.png" and record["game"] == "pyradice"
+    assert (record["width"], record["height"]) == SIZE
     zone = next(z for z in record["zones"] if z["zone"] == "board-2")
     assert zone["sheet"] == "board-2" and zone["complete"] is True
     assert zone["markers"] == [m.id for m in BOARD2.markers]

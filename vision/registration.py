@@ -250,6 +250,8 @@ class Registration:
     def to_json(self, image: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"image": image} if image is not None else {}
         out.update({
+            "width": self.frame_size[0],
+            "height": self.frame_size[1],
             "game": self.game,
             "zones": [z.to_json() for z in self.zones],
             "problems": list(self.problems),
