@@ -363,8 +363,7 @@ def play_loop(game: Game[Any, Any], state: Any, path: str | None, *, seed: int =
 
     history: list[Any] = []
     write(f"{game.title}. Type help for help.")
-    write(view_text(game, state))
-    shown = _show_legal(game, state, write)
+    shown = _show(game, state, write, view=True)
     while not game.status(state).finished:
         try:
             line = read("> ")
@@ -399,8 +398,7 @@ def play_loop(game: Game[Any, Any], state: Any, path: str | None, *, seed: int =
                 state = history.pop()
                 write("  undone")
                 _save(game, state, path)
-                write(view_text(game, state))
-                shown = _show_legal(game, state, write)
+                shown = _show(game, state, write, view=True)
             else:
                 write("  nothing to undo")
             continue
@@ -425,16 +423,21 @@ def play_loop(game: Game[Any, Any], state: Any, path: str | None, *, seed: int =
         state = new
         _save(game, state, path)
         write(f"  {words}")
-        if game.status(state).awaiting == "decision" or game.status(state).finished:
-            write(view_text(game, state))
-        shown = _show_legal(game, state, write)
+        # the whole table once a decision is due; between chance steps only what is awaited next
+        shown = _show(game, state, write, view=game.status(state).awaiting != "chance")
     write(score_text(game, state))
     return 0
 
 
-def _show_legal(game: Game[Any, Any], state: Any, write: Out) -> list[LegalAction]:
+def _show(game: Game[Any, Any], state: Any, write: Out, *, view: bool) -> list[LegalAction]:
+    """The table (``view``) and then the legal actions numbered, or what chance is awaited (which the view
+    already says); returns the actions the numbers stand for."""
+    if view:
+        write(view_text(game, state))
     st = game.status(state)
-    if st.finished:
+    if st.finished or st.awaiting != "decision":
+        if not view and not st.finished:
+            write(awaited_text(game, state))
         return []
     listed = game.legal(state)
     write(legal_text(game, state, listed, numbered=True, limit=20))
