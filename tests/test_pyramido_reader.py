@@ -195,3 +195,25 @@ def test_lessons_by_name_and_the_lattice_as_a_half_block_grid() -> None:
     assert abs(grid.block_mm - 33.0) < 1e-9
     corner = lattice.to_mat(np.array([[3.0, 2.0]]))[0]
     assert np.allclose(grid.point(3, 2), corner) and grid.cell(corner + 0.01) == (3, 2)
+
+
+def test_the_exploration_area_face_up_tops_and_gems() -> None:
+    seed = 20
+    states, table = game_of(seed)
+    state = states[60]
+    frame = render(table, state, np.random.default_rng([seed, 5]))
+    zone = locate(frame.image, "pyramido", 2, FINDER).zone("exploration")
+    assert zone is not None
+    from vision.pyramido_read import read_exploration
+
+    read = read_exploration(frame.image, zone, pile_sizes=[s.size for s in state.spaces],
+                            face_up=[s.face_up is not None for s in state.spaces], thickness_mm=table.thickness_mm)
+    assert len(read) == 5
+    for r, space in zip(read, state.spaces, strict=True):
+        if space.face_up is None:
+            assert r.blocks is None  # a back is never read as a domino
+        elif r.sure:
+            assert r.shows(space.face_up)
+        if r.gems_sure:
+            assert r.gems == tuple(space.gems[:5])
+    assert sum(r.shows(s.face_up) for r, s in zip(read, state.spaces, strict=True) if s.face_up is not None) >= 2

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from engine.pyramido import COLOURS, Colour
+from engine.pyramido import COLOURS, Block, Colour, Domino
 from vision.lattice import HalfBlockGrid
 from vision.mats import Rect, Zone
 from vision.registration import MatFit, ZoneView
@@ -786,6 +786,164 @@ def measure_cells(reading: PyramidReading, truth: Mapping[Cell, tuple[Colour, bo
     return {col: tuple(float(v) for v in np.median(np.concatenate(s), axis=0)) for col, s in per.items()}  # type: ignore[misc]
 
 
+# --- the exploration area ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SpaceReading:
+    """One space of the exploration area as read: the domino on top of its pile as it lies (``blocks``: the top
+    block, then the bottom one, each its colour and which of its quadrants TL, TR, BL, BR show an icon; None
+    when the pile is empty), whether it is sure and looks face up (a back is darker than the taught colours),
+    and the coloured gems counted in its gem area (counts in COLOURS order; ``gems_sure`` when each blob's size
+    is close to a whole number of gems)."""
+
+    pile: int
+    blocks: tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None
+    sure: bool
+    face_up: bool
+    gems: tuple[int, ...]
+    gems_sure: bool
+    back: tuple[Colour, Colour] | None = None  # a face-down top: its two blocks' colours (icon counts not read)
+
+    def domino(self) -> Domino | None:
+        """The top domino in the engine's own frame, read as lying block A on top (turned S)."""
+        return _domino_of(self.blocks, flip=False) if self.blocks else None
+
+    def shows(self, domino: Domino) -> bool:
+        """Whether the top is ``domino``, lying either way up (A on top turned S, or B on top turned N)."""
+        if not self.blocks:
+            return False
+        return domino in (_domino_of(self.blocks, flip=False), _domino_of(self.blocks, flip=True))
+
+
+def _domino_of(blocks: tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...], flip: bool) -> Domino:
+    """Undo the turn of a vertical domino: seen quadrant (sx, sy) of a domino turned S came from its own
+    quadrant (sy, 1 - sx); turned N (B on top), from (1 - sy, sx)."""
+    out = []
+    order = blocks[::-1] if flip else blocks
+    for colour, icons in order:
+        own = []
+        for q, shown in enumerate(icons):
+            if shown:
+                sx, sy = q % 2, q // 2
+                ox, oy = (1 - sy, sx) if flip else (sy, 1 - sx)
+                own.append(oy * 2 + ox)
+        out.append(Block(colour, tuple(sorted(own))))
+    return Domino(out[0], out[1])
+
+
+def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None = None,
+                     pile_sizes: Sequence[int] | None = None, face_up: Sequence[bool] | None = None,
+                     thickness_mm: float = THICKNESS_MM, focal_px: float | None = None,
+                     quarter_mm: float | None = None) -> tuple[SpaceReading, ...]:
+    """The five spaces of the exploration zone: each pile's top domino, read at the pile's height
+    (``pile_sizes``: dominoes in each pile, from the record; 9 each when not given), and its gem area's gems.
+    ``face_up``: which tops the record says are face up; a face-down top gives only its back's colours (what a
+    back looks like beyond that is not known: no photograph), and is never a domino read."""
+    palette = palette or Palette.nominal()
+    prep = prepare(image, view, focal_px)
+    zone = view.zone
+    piles = [o.rect for o in zone.outlines if o.label.startswith("pile")]
+    areas = [o.rect for o in zone.outlines if o.label.startswith("gems")]
+    sizes = list(pile_sizes) if pile_sizes is not None else [9] * len(piles)
+    cam = prep.camera
+    out = []
+    for i, (pile, area) in enumerate(zip(piles, areas, strict=True)):
+        height = sizes[i] * thickness_mm
+        blocks, sure, up = _read_pile(prep, pile, height, palette, quarter_mm) if sizes[i] > 0 else (None, True, False)
+        gems, gems_sure = _count_gems(prep, area, palette, cam, thickness_mm)
+        if face_up is not None and not face_up[i] and blocks is not None:
+            out.append(SpaceReading(i + 1, None, False, False, gems, gems_sure, (blocks[0][0], blocks[1][0])))
+        else:
+            out.append(SpaceReading(i + 1, blocks, sure, up, gems, gems_sure))
+    return tuple(out)
+
+
+def _seen_px(prep: Prepared, pts_mm: np.ndarray, height_mm: float) -> np.ndarray:
+    cam = prep.camera
+    h = min(height_mm, cam.height_mm * 0.5)
+    seen = pts_mm + (pts_mm - np.asarray(cam.nadir)) * (h / (cam.height_mm - h))
+    return np.asarray((seen - (prep.rect.x, prep.rect.y)) * PX_PER_MM - 0.5)
+
+
+def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, quarter_mm: float | None) -> tuple[
+        tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None, bool, bool]:
+    """The domino on a pile: found by its coloured pixels at the pile's height, then its 8 quadrants read."""
+    step = 1.0 / PX_PER_MM
+    xs = np.arange(pile.x - 3, pile.x + pile.w + 3, step)
+    ys = np.arange(pile.y - 3, pile.y + pile.h + 3, step)
+    gx, gy = np.meshgrid(xs, ys)
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    lab = _sample(prep.lab, _seen_px(prep, pts, height_mm)[None])[0].reshape(len(ys), len(xs), 3)
+    coloured = np.hypot(lab[:, :, 1], lab[:, :, 2]) > COLOURED_CHROMA
+    if coloured.mean() < 0.15:
+        return None, True, False
+    cols = np.nonzero(coloured.mean(axis=0) > 0.4)[0]
+    rows = np.nonzero(coloured.mean(axis=1) > 0.4)[0]
+    if len(cols) < 4 or len(rows) < 8:
+        return None, False, False
+    x0, x1 = xs[cols[0]], xs[cols[-1]] + step
+    y0, y1 = ys[rows[0]], ys[rows[-1]] + step
+    # Placed by the middle of what is seen (a side wall or a shadow widens one side only), sized by the block
+    # fitted on the pyramids when given, else by the domino's width and length.
+    q = quarter_mm if quarter_mm is not None else ((x1 - x0) / 2 + (y1 - y0) / 4) / 2
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    centres = np.array([(cx + (qx - 0.5) * q, cy + (qy - 1.5) * q + 2 * q * b)
+                        for b in (0, 1) for qy in (0, 1) for qx in (0, 1)])
+    f = _cell_features(prep.lab, _seen_px(prep, centres, height_mm), q * PX_PER_MM, palette)
+    blocks = []
+    sure = True
+    face_up = True
+    for b in (0, 1):
+        idx = list(range(4 * b, 4 * b + 4))
+        winners = [int(f["winner"][k]) for k in idx]
+        colour = COLOURS[max(set(winners), key=winners.count)]
+        icons = tuple(bool(f["icon"][k] > ICON_AT) for k in idx)
+        blocks.append((colour, (icons[0], icons[1], icons[2], icons[3])))
+        sure &= len(set(winners)) == 1 and all(f["win_share"][k] >= HUE_SURE for k in idx)
+        # As on the pyramids: sure of an icon when both measures say so, of none when neither comes near.
+        sure &= all((f["icon_low"][k] >= ICON_AT + ICON_DOUBT) if icons[k - 4 * b]
+                    else (f["icon_high"][k] <= ICON_AT - ICON_DOUBT) for k in idx)
+        face_up &= all(LIKENESS[0] <= f["likeness"][k] <= LIKENESS[1] and f["l_off"][k] <= LIGHTNESS_OFF
+                       for k in idx if not icons[k - 4 * b])
+    return (blocks[0], blocks[1]), bool(sure and face_up), bool(face_up)
+
+
+def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
+                thickness_mm: float) -> tuple[tuple[int, ...], bool]:
+    """Coloured gems in a gem area: coloured blobs inside its ellipse, each named by its hue vote and counted
+    by its area in gems (GEM_AREA_MM2). Mythical gems (pale) are not counted yet."""
+    step = 1.0 / PX_PER_MM
+    xs = np.arange(area.x, area.x + area.w, step)
+    ys = np.arange(area.y, area.y + area.h, step)
+    gx, gy = np.meshgrid(xs, ys)
+    inside = (((gx - area.x - area.w / 2) / (area.w / 2)) ** 2 + ((gy - area.y - area.h / 2) / (area.h / 2)) ** 2) < 0.9
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    lab = _sample(prep.lab, _seen_px(prep, pts, thickness_mm)[None])[0].reshape(len(ys), len(xs), 3)
+    chroma = np.hypot(lab[:, :, 1], lab[:, :, 2])
+    mask = ((chroma > 2 * COLOURED_CHROMA) & inside).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    counts = [0] * len(COLOURS)
+    sure = True
+    hue = np.arctan2(lab[:, :, 2], lab[:, :, 1])
+    ref = palette.hues()
+    one = GEM_AREA_MM2 * PX_PER_MM * PX_PER_MM
+    for k in range(1, n):
+        a = stats[k, cv2.CC_STAT_AREA]
+        if a < 0.25 * one:
+            continue
+        h = hue[labels == k]
+        diff = np.abs((h[:, None] - ref[None, :] + np.pi) % (2 * np.pi) - np.pi)
+        colour = int(np.bincount(np.argmin(diff, axis=1), minlength=len(COLOURS)).argmax())
+        many = a / one
+        counts[colour] += max(1, round(many))
+        sure &= abs(many - round(many)) < 0.3
+    return tuple(counts), bool(sure)
+
+
+#: A coloured gem's area seen from above, its saturated part (mm^2): an octagon 11 mm across, less its rim.
+GEM_AREA_MM2 = 60.0
+
+
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import json
@@ -802,12 +960,16 @@ def _main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--nominal", action="store_true", help="read with the nominal palette, not one taught per table")
     ap.add_argument("--hands", type=float, default=0.0, help="share of frames with a hand over the pyramid")
     ap.add_argument("--tilt", type=float, default=20.0, help="largest camera tilt rendered (degrees)")
+    ap.add_argument("--exploration", action="store_true", help="with --measure: the exploration area instead")
     args = ap.parse_args(argv)
     if args.measure:
-        from vision.pyramido_render import measure
+        from vision.pyramido_render import measure, measure_exploration
 
         lo, _, hi = args.seeds.partition("-")
         seeds = list(range(int(lo), int(hi or lo) + 1))
+        if args.exploration:
+            print(json.dumps(measure_exploration(seeds, args.players, args.turns)), flush=True)
+            return 0
         for cond in args.condition or [None]:
             print(json.dumps(measure(seeds, args.players, args.turns, cond, not args.nominal, args.hands, args.tilt)),
                   flush=True)

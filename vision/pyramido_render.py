@@ -757,3 +757,45 @@ def measure(seeds: Sequence[int], players: int = 2, turns_per_game: int = 6, con
         "mistakes": mistakes[:12],
         "asked_why": asked[:12],
     }
+
+
+def measure_exploration(seeds: Sequence[int], players: int = 2, states_per_game: int = 4) -> dict[str, Any]:
+    """Render states spread over each seeded game and read the exploration area
+    (:func:`vision.pyramido_read.read_exploration`, pile sizes and which tops are face up from the record,
+    the nominal palette): face-up tops read right, sure and wrong, unsure; gem areas whose coloured gems were
+    counted right (mythical gems are not read)."""
+    from vision.pyramido_read import read_exploration
+    from vision.registration import MarkerFinder, locate
+
+    cv2.setNumThreads(1)
+    finder = MarkerFinder()
+    c = {k: 0 for k in ("tops", "tops_right", "tops_sure_wrong", "tops_unsure", "areas", "areas_right",
+                        "areas_sure_wrong")}
+    wrong: list[str] = []
+    for seed in seeds:
+        states = seeded_game(seed, players)
+        table = make_table(seed, players, states[-1])
+        for k in np.linspace(5, len(states) - 1, states_per_game).round().astype(int):
+            st = states[int(k)]
+            fr = render(table, st, np.random.default_rng([seed, int(k), 3]))
+            zv = locate(fr.image, "pyramido", players, finder).zone("exploration")
+            if zv is None:
+                continue
+            read = read_exploration(fr.image, zv, pile_sizes=[s.size for s in st.spaces],
+                                    face_up=[s.face_up is not None for s in st.spaces],
+                                    thickness_mm=table.thickness_mm)
+            for r, s in zip(read, st.spaces, strict=True):
+                c["areas"] += 1
+                gems_ok = r.gems == tuple(s.gems[:5])
+                c["areas_right"] += gems_ok
+                c["areas_sure_wrong"] += (not gems_ok) and r.gems_sure
+                if s.face_up is None:
+                    continue
+                c["tops"] += 1
+                ok = r.shows(s.face_up)
+                c["tops_right"] += ok
+                c["tops_unsure"] += not r.sure
+                if not ok and r.sure:
+                    c["tops_sure_wrong"] += 1
+                    wrong.append(f"seed {seed} state {k} pile {r.pile}: {s.face_up} read {r.domino()}")
+    return {"seeds": f"{min(seeds)}-{max(seeds)}", **c, "sure_wrong_tops": wrong[:8]}
