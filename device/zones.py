@@ -103,6 +103,8 @@ def register(subparsers: Any) -> None:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--size", default="1280x960", help="frame size WxH (default 1280x960)")
     ev.add_argument("--out", type=Path, metavar="CSV", help="write the figures as CSV")
+    ev.add_argument("--k1", type=float, default=0.0,
+                    help="radial lens distortion of the rendered camera (e.g. -0.1: barrel; default 0: a pinhole)")
     ev.add_argument("--advice", action="store_true",
                     help="only the camera advice: each game's table straight down at 1280x960 and 2304x1296, "
                     "pixels per mm and the smallest piece in pixels")
@@ -308,9 +310,9 @@ def eval_command(args: argparse.Namespace) -> int:
           "every sheet of a 2-player game in each frame; mapping error over a 5x5 grid of points on every zone")
     for game in games:
         for condition in CONDITIONS:
-            r = evaluate(game, args.frames, args.seed, size, 2, condition, sheets=len(mats(game, 2)))
+            r = evaluate(game, args.frames, args.seed, size, 2, condition, sheets=len(mats(game, 2)), k1=args.k1)
             rows.append(r)
-            print(f"  {game:12s} {condition.name:42s} located {r['mats_located']}/{r['mats_total']}, "
+            print(f"  {game:12s} {r['condition']:42s} located {r['mats_located']}/{r['mats_total']}, "
                   f"{r['px_per_mm_min']:.2f}-{r['px_per_mm_median']:.2f} px/mm (min-median); median "
                   f"{r['median_mm']:.2f} mm, p95 {r['p95_mm']:.2f}, max {r['max_mm']:.2f}; at >= 1 px/mm median "
                   f"{r['median_mm_at_1px_per_mm']:.2f}, p95 {r['p95_mm_at_1px_per_mm']:.2f} "

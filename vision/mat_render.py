@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.mats import MARKER_CELLS, Mat, marker_bits, mats
-from vision.registration import ERROR_WARN_MM, UNSURE_WARN_MM, MarkerFinder, Registration, locate
+from vision.registration import UNSURE_WARN_MM, MarkerFinder, Registration, fit_disagrees, locate
 
 _INK = 28
 _PAPER = (242, 244, 246)
@@ -135,6 +135,7 @@ class ViewStyle:
     noise: float = 0.0  # Gaussian noise sigma, grey levels
     jpeg: int | None = None  # JPEG quality, None for none
     cover: int = 0  # markers covered by hands and boxes
+    k1: float = 0.0  # radial lens distortion (negative: barrel), on radii normalised by the frame's width
 
 
 def random_view(rng: np.random.Generator, max_tilt: float = 30.0, cover: int = 0) -> ViewStyle:
@@ -274,6 +275,8 @@ def render_mats(
                 assert quad is not None
                 _cover(frame, quad, rng)
     image = cv2.resize(np.clip(frame, 0, 255).astype(np.uint8), size, interpolation=cv2.INTER_AREA)
+    if view.k1:
+        image = _distort_image(image, view.k1)
     image = _finish(image, rng, view)
     return MatScene(image, truth, list(placed), view, tuple(hide), table_to_frame)
 
@@ -338,6 +341,28 @@ def _finish(image: np.ndarray, rng: np.random.Generator, view: ViewStyle) -> np.
     return result
 
 
+def distort_points(points: np.ndarray, k1: float, width: int, height: int) -> np.ndarray:
+    """Where a lens with radial distortion ``k1`` puts ideal (pinhole) image points."""
+    c = np.array([width / 2, height / 2])
+    n = (np.asarray(points, np.float64) - c) / width
+    r2 = (n**2).sum(axis=1, keepdims=True)
+    return np.asarray(c + n * (1 + k1 * r2) * width)
+
+
+def _distort_image(image: np.ndarray, k1: float) -> np.ndarray:
+    """The pinhole frame as the lens draws it: each output pixel looks up the ideal point it shows."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    d = (np.stack([xx.ravel(), yy.ravel()], axis=1) - [w / 2, h / 2]) / w
+    u = d.copy()
+    for _ in range(8):  # invert d = u (1 + k1 |u|^2) by fixed-point steps
+        u = d / (1 + k1 * (u**2).sum(axis=1, keepdims=True))
+    src = u * w + [w / 2, h / 2]
+    map_x = src[:, 0].reshape(h, w).astype(np.float32)
+    map_y = src[:, 1].reshape(h, w).astype(np.float32)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def zone_points(mat: Mat, n: int = 5) -> np.ndarray:
     """An n x n grid of points over every zone of a mat (mm), where the readers will look."""
     pts = []
@@ -359,6 +384,8 @@ def mapping_errors(scene: MatScene, reg: Registration) -> dict[str, np.ndarray]:
             continue
         pts = zone_points(fit.mat)
         image_pts = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), true).reshape(-1, 2)
+        if scene.view.k1:
+            image_pts = distort_points(image_pts, scene.view.k1, scene.image.shape[1], scene.image.shape[0])
         back = fit.frame_to_mat(image_pts)
         out[fit.mat.key] = np.linalg.norm(back - pts, axis=1)
     return out
@@ -383,7 +410,8 @@ CONDITIONS: tuple[Condition, ...] = (
 
 
 def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] = (1280, 960),
-             players: int = 2, condition: Condition = CONDITIONS[1], sheets: int = 2) -> dict[str, Any]:
+             players: int = 2, condition: Condition = CONDITIONS[1], sheets: int = 2, k1: float = 0.0
+             ) -> dict[str, Any]:
     """Render ``frames`` scenes of ``sheets`` of a game's mats under ``condition`` and measure the mapping error.
 
     Covered markers are taken from the first mat, so "one marker covered" covers one of the mats measured."""
@@ -399,6 +427,8 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
         view = random_view(rng, condition.max_tilt, condition.cover)
         if condition.clean:
             view = replace(view, light=0.0, blur=0.0, noise=0.0, jpeg=None)
+        if k1:
+            view = replace(view, k1=k1)
         placed = table_layout(all_sheets, rng)
         covered = [int(i) for i in rng.choice([m.id for m in placed[0].mat.markers], size=condition.cover,
                                                replace=False)] if condition.cover else []
@@ -419,7 +449,7 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
                 readable.extend(float(v) for v in e)
             # Off by more than 1 mm somewhere: was it said? Below 1 px/mm calibration already says a die is too
             # small to read, so only mats at 1 px/mm or more count as silent.
-            warned = fit.unsure_mm > UNSURE_WARN_MM or fit.error_mm > ERROR_WARN_MM or scale < 1.0
+            warned = fit.unsure_mm > UNSURE_WARN_MM or fit_disagrees(fit) or scale < 1.0
             if float(e.max()) > 1.0:
                 flagged += warned
                 silent += not warned
@@ -427,7 +457,7 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
     ok = np.array(readable) if readable else np.array([math.nan])
     return {
         "game": game,
-        "condition": condition.name,
+        "condition": condition.name + (f", lens k1 {k1:g}" if k1 else ""),
         "frames": frames,
         "size": f"{size[0]}x{size[1]}",
         "mats_located": located,
