@@ -62,7 +62,7 @@ def test_a_pyramid_is_read_cell_by_cell_with_no_sure_mistake(seed: int, turn: in
     before, after, seat = placement_turns(states)[turn]
     frame, zone = frame_and_zone(seed, after, seat)
     pyramid = before.explorers[seat].pyramid
-    reading = PyramidReader().read(frame.image, zone, pyramid.top_view, stage=pyramid.stage, seat=seat)
+    reading = PyramidReader().read(frame.image, zone, pyramid.top_view, seat=seat)
     assert reading.aligned and reading.lattice is not None and not reading.problems
     right, total, sure_wrong = score(reading, frame.views[seat])
     assert total >= len(frame.views[seat]) >= 16
@@ -78,7 +78,7 @@ def test_the_adapter_explains_a_rendered_turn_as_the_true_placement() -> None:
     for before, after, seat in [placement_turns(states)[k] for k in (0, 22)]:
         frame, zone = frame_and_zone(seed, after, seat)
         pyramid = before.explorers[seat].pyramid
-        reading = PyramidReader().read(frame.image, zone, pyramid.top_view, stage=pyramid.stage, seat=seat)
+        reading = PyramidReader().read(frame.image, zone, pyramid.top_view, seat=seat)
         assert reading.aligned == bool(pyramid.placed)  # the first domino is laid over the rules by the adapter
         seen = table.observe([reading], moved=True)
         explained = table.explain(before, seen)
@@ -96,7 +96,7 @@ def test_a_hand_over_the_pyramid_is_asked_about_never_read_as_pieces() -> None:
     frame, zone = frame_and_zone(seed, after, seat, hand=seat)
     assert frame.hidden[seat]
     pyramid = before.explorers[seat].pyramid
-    reading = PyramidReader().read(frame.image, zone, pyramid.top_view, stage=pyramid.stage, seat=seat)
+    reading = PyramidReader().read(frame.image, zone, pyramid.top_view, seat=seat)
     _, _, sure_wrong = score(reading, frame.views[seat])
     assert sure_wrong == []
     table = adapter_for(find_game("pyramido"))
@@ -110,7 +110,7 @@ def test_teaching_the_colours_measures_them_from_named_cells() -> None:
     states, _ = game_of(seed)
     last = states[-1]
     frame, zone = frame_and_zone(seed, last, 0)
-    reading = PyramidReader().read(frame.image, zone, last.explorers[0].pyramid.top_view, stage=4, seat=0)
+    reading = PyramidReader().read(frame.image, zone, last.explorers[0].pyramid.top_view, seat=0)
     taught = Palette.nominal().teach(measure_cells(reading, frame.views[0], frame.image, zone))
     assert taught.taught and set(taught.lab) == set(Colour)
     hues = taught.hues()

@@ -18,7 +18,8 @@ A higher stage sits a few millimetres higher, so a camera that is not straight a
 towards the edge of the view. The camera's place is recovered from the mat's homography (the focal length
 from the homography when the view is tilted enough to tell it, else an assumed one), and each cell is
 sampled where its top would be seen at its stage's height. The stages come from what is already recorded
-(``stages``: the engine's top view remembers them); cells not recorded are taken at the stage being built.
+(``stages``: the engine's top view remembers them); cells not recorded are taken at stage 1's height (from
+stage 2 on every new block lies over recorded ones).
 
 Cells are first read in the zone's own lattice (index (0, 0) nearest the zone's top-left corner);
 :func:`align` finds the translation that puts a reading onto the engine's quarter-cell coordinates of the
@@ -716,10 +717,12 @@ class PyramidReader:
         self.focal_px = focal_px
         self.lattices: dict[str, Lattice] = {}
 
-    def read(self, image: np.ndarray, view: ZoneView, known: Known | None = None, stage: int = 1,
+    def read(self, image: np.ndarray, view: ZoneView, known: Known | None = None,
              seat: int | None = None) -> PyramidReading:
         """The pyramid in ``view``; with ``known`` (the recorded top view with stages, in engine quarter cells)
-        the cells come back in the engine's coordinates (``aligned``). ``stage``: the stage being built."""
+        the cells come back in the engine's coordinates (``aligned``). Recorded cells are read at their stage's
+        height (a new domino over them sits one stage higher and is seen 1-2 mm off where it is sampled, well
+        inside its cells), cells not recorded at stage 1's."""
         seat = seat if seat is not None else (view.zone.seat or 1) - 1
         prep = prepare(image, view, self.focal_px)
         prior = self.lattices.get(view.zone.key)
@@ -750,14 +753,16 @@ class PyramidReader:
             problems.append(f"the pyramid seen does not lie over the recorded one ({a.agree} of {len(known)} "
                             "quarter cells agree): has it been moved?")
         stages = {(c[0] - a.dx, c[1] - a.dy): v[2] for c, v in known.items()}
-        second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=stage,
+        # Cells not recorded can hold only a stage-1 block (from stage 2 on, every block lies over recorded ones):
+        # read them at stage 1's height, or the paper beside a tall pyramid is sampled against its edge.
+        second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=1,
                             thickness_mm=self.thickness_mm)
         again = align(second, known)
         if again is not None and (again.dx, again.dy) != (a.dx, a.dy) and again.agree > a.agree:
             # Read at the recorded heights, the pyramid lies better one cell over: read it there again.
             a = again
             stages = {(c[0] - a.dx, c[1] - a.dy): v[2] for c, v in known.items()}
-            second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=stage,
+            second = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=1,
                                 thickness_mm=self.thickness_mm)
         out = second.shifted(a.dx, a.dy)
         if len(problems) > len(first.problems):

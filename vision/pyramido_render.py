@@ -689,7 +689,7 @@ def measure(seeds: Sequence[int], players: int = 2, turns_per_game: int = 6, con
             zv = reg.zone("pyramid-1")
             if zv is not None:
                 image = fr.image if cond is None else cond.apply(fr.image, f"teach-{seed}")
-                reading = PyramidReader(palette).read(image, zv, last.explorers[0].pyramid.top_view, stage=4, seat=0)
+                reading = PyramidReader(palette).read(image, zv, last.explorers[0].pyramid.top_view, seat=0)
                 palette = palette.teach(measure_cells(reading, fr.views[0], image, zv))
         reader = PyramidReader(palette)
         picks = sorted({0, *np.linspace(0, len(turns) - 1, turns_per_game).round().astype(int).tolist()})
@@ -707,7 +707,7 @@ def measure(seeds: Sequence[int], players: int = 2, turns_per_game: int = 6, con
                 continue
             pyramid = before.explorers[seat].pyramid
             t0 = time.perf_counter()
-            reading = reader.read(image, zv, pyramid.top_view, stage=pyramid.stage, seat=seat)
+            reading = reader.read(image, zv, pyramid.top_view, seat=seat)
             times.append(time.perf_counter() - t0)
             truth = fr.views[seat]
             if not reading.aligned:
