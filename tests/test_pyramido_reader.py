@@ -13,12 +13,10 @@ import pytest
 
 from device.errors import SessionError
 from device.tables import adapter_for
-from device.tables.pyramido import PyramidView, SeenCell
+from device.tables.pyramido import PyramidView, SeenCell, observed
 from engine.game import find_game
-from engine.pyramido import Colour, Direction, Pyramid
+from engine.pyramido import Colour, Direction, Placement, Pyramid
 from engine.pyramido.game import Place
-from engine.pyramido.geometry import Placement
-from engine.pyramido.observe import observed
 from vision.pyramido_read import Palette, PyramidReader, PyramidReading, measure_cells
 from vision.pyramido_render import PyramidoTable, make_table, placement_turns, render, seeded_game
 from vision.registration import MarkerFinder, ZoneView, locate

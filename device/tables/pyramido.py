@@ -26,7 +26,6 @@ from device.tables import Explained, TableAdapter, explained_by
 from engine.errors import GameError
 from engine.pyramido import Colour, Domino, Pyramid, explain_placement, legal_placements
 from engine.pyramido.game import Place
-from engine.pyramido.observe import observed
 
 Cell = tuple[int, int]
 Seen = tuple[Colour, bool]
@@ -100,6 +99,12 @@ def view_of_reading(reading: Any, moved: bool = False) -> PyramidView:
     after = {c.cell: c.seen for c in cells if c.seen is not None}
     return PyramidView(reading.seat, after, None, cells, bool(reading.aligned), moved=moved,
                        problems=tuple(reading.problems))
+
+
+def observed(pyramid: Pyramid) -> dict[Cell, Seen]:
+    """What the camera should see of ``pyramid`` (as :func:`engine.pyramido.observe.observed`): quarter cell ->
+    (colour, icon shows), from the pyramid's own top view."""
+    return {c: (v[0], v[1]) for c, v in pyramid.top_view.items()}
 
 
 def parse_seen(value: Any) -> Seen | None:
