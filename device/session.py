@@ -121,6 +121,7 @@ class GameSession:
         self.frame_ref: int | None = None
         self._catalog: list[dict[str, Any]] | None = None
         self._game_cache: tuple[Any, tuple[Any, ...], dict[str, Any]] | None = None
+        self._table_setup: Any = None
 
     @property
     def actions(self) -> list[Any]:
@@ -610,6 +611,26 @@ class GameSession:
                        "phase": game["status"]["phase"] if game else None, "problem": self.setup_problem},
             "storage": {"status": storage, "path": str(self.log.path)},
         }
+
+    # --- the table's set-up: mats and the camera check ------------------------------------------------
+    def mat_sheets(self, game: str, players: int) -> list[dict[str, Any]]:
+        """The sheets of ``game``'s printable mats for ``players``."""
+        return self._setup().sheets(game, players)
+
+    def mat_sheet(self, game: str, number: int, players: int, paper: str | None, kind: str) -> bytes:
+        """Sheet ``number`` of ``game``'s mats as SVG or PDF bytes."""
+        return self._setup().sheet(game, number, players, paper, kind)
+
+    def calibration(self, game: str, players: int) -> tuple[dict[str, Any], bytes | None]:
+        """What the camera sees of ``game``'s mats now: the report and the annotated frame (JPEG)."""
+        return self._setup().check(game, players)
+
+    def _setup(self) -> Any:
+        if self._table_setup is None:
+            from device.tablesetup import TableSetup  # OpenCV's marker detector only when asked for
+
+            self._table_setup = TableSetup(self.hub)
+        return self._table_setup
 
     def frame_jpeg(self, width: int = 800) -> bytes | None:
         """The latest camera frame with what was read drawn on it (vision's annotate), as a JPEG."""

@@ -1,7 +1,8 @@
 """Every game on the real page in headless Chromium (Debian's chromium through Playwright; never a downloaded
 browser), offline: set up from the form (built from /api/catalog), play a few turns with the page's buttons and
 its chance box, undo, reload and see the same state. Paša is played to its end on the page's last button and
-shows the winner plainly. Set-up mistakes are shown next to the field that is wrong."""
+shows the winner plainly. Set-up mistakes are shown next to the field that is wrong. The mats to print and the
+camera check of a board-game table."""
 
 from __future__ import annotations
 
@@ -287,3 +288,37 @@ def test_a_logged_game_that_cannot_be_loaded_is_said_plainly(tmp_path: Path, bro
         set_up(page, app, "pyramido", 4)
         wait_until(lambda: page.is_hidden("#setup-problem"))
         assert errors == []
+
+
+def test_mats_are_offered_and_the_camera_check_says_what_is_missing(appliance: tuple[Appliance, str],
+                                                                    browser: Any) -> None:
+    app, address = appliance
+    app.session.new_game(["Anna", "Ben", "Cyril"], game="pyramido", mode="offline", seed=2)
+    page, errors = open_page(browser, address, DESKTOP)
+    wait_until(lambda: page.get_attribute("body", "data-table-setup") == "ready")
+    options = page.locator("#mats-game option").all_inner_texts()
+    assert options == ["Pyradice", "Pyramido: Forgotten Treasures", "Dice Treasure"]  # with mats; Paša needs none
+    assert page.input_value("#mats-game") == "pyramido" and page.input_value("#mats-players") == "3"
+    from vision.mats import mats
+
+    assert page.locator("#mats-sheets li").count() == len(mats("pyramido", 3))
+    wait_until(lambda: page.get_attribute("#mats-preview", "src") is not None and page.is_visible("#mats-preview"))
+    svg = page.request.get(address.split()[0] + page.get_attribute("#mats-sheets li:first-child a.svg", "href"))
+    assert svg.ok and b'mm"' in svg.body()[:600]
+    # The camera sees two of the three players' mats and nothing of the exploration area.
+    import numpy as np
+
+    from vision.mat_render import ViewStyle, render_mats, table_layout
+
+    rng = np.random.default_rng(4)
+    scene = render_mats(rng, table_layout(mats("pyramido", 3)[:2], rng), (960, 720), ViewStyle(tilt=12.0), [])
+    app.hub.put_frame(scene.image, ())
+    page.click("#camera-check")
+    wait_until(lambda: page.is_visible("#camera-report") and page.locator("#camera-sheets tr").count() > 1)
+    advice = page.inner_text("#camera-advice")
+    assert "0 of" in advice and "Every mat is found" not in advice
+    assert page.locator("#camera-sheets tr.located").count() == 2
+    wait_until(lambda: page.is_visible("#camera-view"))
+    page.select_option("#mats-game", "dicetreasure")
+    wait_until(lambda: page.locator("#mats-sheets li").count() == len(mats("dicetreasure", 3)))
+    assert errors == []

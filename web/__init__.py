@@ -71,12 +71,13 @@ def create_app(config: Mapping[str, Any] | None = None, *, session: TableSession
         streams=threading.BoundedSemaphore(int(app.config["SSE_MAX_STREAMS"])),
     )
 
-    from web import api, health, pages, pairing
+    from web import api, health, mats, pages, pairing
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(pairing.bp)
     app.register_blueprint(health.bp)
+    app.register_blueprint(mats.bp)
 
     app.before_request(check_host)
 

@@ -1,0 +1,105 @@
+// The set-up of a board-game table: the mats to print (/mats/GAME.json, /mats/GAME/N.svg|pdf) and what the
+// camera sees of them now (/api/calibration, /api/calibration.jpg). Games with mats are the catalog's games
+// whose mats the device can make (it answers their sheet list); nothing here is hard-coded per game.
+
+import {el, showError} from "./app.js";
+
+let offered = [];
+
+async function json(url) {
+  const response = await fetch(url, {credentials: "same-origin", cache: "no-store"});
+  const data = await response.json().catch(() => ({error: `the device answered ${response.status}`}));
+  return response.ok ? data : {error: data.error || `the device answered ${response.status}`};
+}
+
+function players() {
+  const n = Number(document.getElementById("mats-players").value);
+  return Number.isInteger(n) && n >= 1 && n <= 4 ? n : null;
+}
+
+async function drawSheets() {
+  const game = document.getElementById("mats-game").value;
+  const list = document.getElementById("mats-sheets");
+  const preview = document.getElementById("mats-preview");
+  const n = players();
+  list.replaceChildren();
+  if (!game) return;
+  if (n === null) { showError("table-setup", "players must be 1 to 4"); return; }
+  const data = await json(`/mats/${encodeURIComponent(game)}.json?players=${n}`);
+  if (data.error) { showError("table-setup", data.error); return; }
+  for (const sheet of data.sheets) {
+    const item = el("li", {"data-sheet": sheet.sheet});
+    item.appendChild(el("span", {}, `${sheet.sheet}. ${sheet.title} (${sheet.paper.toUpperCase()}) `));
+    const base = `/mats/${encodeURIComponent(game)}/${sheet.sheet}`;
+    item.appendChild(el("a", {href: `${base}.svg?players=${n}&download=1`, class: "svg"}, "SVG"));
+    item.appendChild(document.createTextNode(" · "));
+    item.appendChild(el("a", {href: `${base}.pdf?players=${n}`, class: "pdf"}, "PDF"));
+    list.appendChild(item);
+  }
+  preview.src = `/mats/${encodeURIComponent(game)}/1.svg?players=${n}`;
+  preview.hidden = false;
+}
+
+async function checkCamera() {
+  const game = document.getElementById("mats-game").value;
+  const n = players();
+  if (!game || n === null) { showError("table-setup", "choose a game and 1 to 4 players first"); return; }
+  const report = await json(`/api/calibration?game=${encodeURIComponent(game)}&players=${n}`);
+  if (report.error) { showError("table-setup", report.error); return; }
+  const box = document.getElementById("camera-report");
+  box.hidden = false;
+  const advice = document.getElementById("camera-advice");
+  advice.replaceChildren();
+  // The advice says what to do; a problem it already says (as its start) is not said twice.
+  const tips = report.advice || [];
+  const said = [...(report.problems || []).filter((p) => !tips.some((a) => a.startsWith(p))), ...tips];
+  if (report.ready) said.unshift("Every mat is found: the table is ready.");
+  for (const line of said) advice.appendChild(el("li", {}, line));
+  const table = document.getElementById("camera-sheets");
+  table.replaceChildren();
+  if (report.sheets && report.sheets.length) {
+    const head = el("tr");
+    for (const h of ["Sheet", "Markers seen", "Error (mm)", "px/mm"]) head.appendChild(el("th", {}, h));
+    table.appendChild(head);
+    for (const s of report.sheets) {
+      const row = el("tr", {"data-sheet": s.sheet, class: s.located ? "located" : "missing"});
+      row.appendChild(el("td", {}, s.title || s.sheet));
+      row.appendChild(el("td", {class: "num"}, `${(s.markers_seen || []).length} of ${s.markers_total}`));
+      row.appendChild(el("td", {class: "num"}, s.located ? s.error_mm : "–"));
+      row.appendChild(el("td", {class: "num"}, s.located ? s.px_per_mm : "–"));
+      table.appendChild(row);
+    }
+  }
+  const img = document.getElementById("camera-view");
+  img.onerror = () => { img.hidden = true; };
+  img.onload = () => { img.hidden = false; };
+  img.src = `/api/calibration.jpg?game=${encodeURIComponent(game)}&players=${n}&v=${Date.now()}`;
+}
+
+async function start() {
+  const data = await json("/api/catalog");
+  if (data.error) return;
+  const select = document.getElementById("mats-game");
+  offered = [];
+  for (const game of data.games) {
+    const sheets = await json(`/mats/${encodeURIComponent(game.name)}.json`);
+    if (!sheets.error) offered.push(game);
+  }
+  for (const game of offered) select.appendChild(el("option", {value: game.name}, game.title));
+  document.getElementById("table-setup").hidden = offered.length === 0;
+  const state = await json("/api/state");
+  const running = state.game && offered.some((g) => g.name === state.game.name) ? state.game : null;
+  if (running) {
+    select.value = running.name;
+    document.getElementById("mats-players").value = String(running.players.length);
+  }
+  select.addEventListener("change", drawSheets);
+  document.getElementById("mats-players").addEventListener("change", drawSheets);
+  document.getElementById("camera-check").addEventListener("click", checkCamera);
+  document.getElementById("mats-form").addEventListener("submit", (e) => { e.preventDefault(); drawSheets(); });
+  await drawSheets();
+  document.body.dataset.tableSetup = "ready";
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+else start();
