@@ -49,7 +49,15 @@ import numpy as np
 
 from engine.dice import Die
 from engine.dicetreasure import Deck, MotifCard
-from vision.colour import LIGHTNESS_WEIGHT, Palette, PaletteError, bgr_to_lab, calibrate, nominal_palette
+from vision.colour import (
+    LIGHTNESS_WEIGHT,
+    Palette,
+    PaletteError,
+    bgr_to_lab,
+    calibrate,
+    distance,
+    nominal_palette,
+)
 from vision.crop import estimate_angle
 from vision.faces import CONFIDENCE_FLOOR
 from vision.mats import NOMINAL_MM, Rect, Zone
@@ -105,6 +113,9 @@ COLOUR_FAR = 30.0
 #: A die (on a space, in a zone) is sure only when the pip counter agrees with the face model (not just fails to
 #: disagree): at the ~1.3 px/mm of a whole table the model alone was sure and wrong on spaces and in the tray.
 PIPS_MUST_AGREE = True
+#: A sure die is also nearer its palette colour than the next one by at least this much: a colour between two palette
+#: colours is asked about (exposure 0.6 gave two sure dice of the wrong colour in the tray without this).
+COLOUR_MARGIN = 8.0
 #: Below this confidence a reading is unsure (a die on a space, a card identified, an enrolled space).
 SURE = 0.8
 
@@ -646,6 +657,12 @@ class SpaceDie:
     reading: DieReading | None = None
 
 
+def colour_margin(palette: Palette, lab: Sequence[float]) -> float:
+    """How much nearer a die's colour is to its palette colour than to the next one (CIELAB, lightness halved)."""
+    d = sorted(distance(lab, ref) for _, ref in palette.colours)
+    return d[1] - d[0] if len(d) > 1 else 100.0
+
+
 def dicetreasure_palette() -> Palette:
     """The five Dice Treasure dice colours, nominal (taught at the table with ``vision.colour.calibrate``)."""
     return nominal_palette("dicetreasure")
@@ -711,7 +728,7 @@ def read_space_dice(frame: np.ndarray, card: MotifCard, reading: CardReading, im
                                 centre))
             continue
         d = die_read
-        colour_ok = d.colour_distance < COLOUR_FAR
+        colour_ok = d.colour_distance < COLOUR_FAR and colour_margin(recognizer.palette, d.lab) >= COLOUR_MARGIN
         why = []
         if d.unsure or d.confidence < CONFIDENCE_FLOOR:
             why.append(f"face hard to read (looks like {d.value})")
@@ -760,7 +777,7 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
     out = []
     for d in dice:
         p = cv2.perspectiveTransform(np.array([[d.centre]], np.float64), back)[0, 0]
-        colour_ok = d.colour_distance < COLOUR_FAR
+        colour_ok = d.colour_distance < COLOUR_FAR and colour_margin(recognizer.palette, d.lab) >= COLOUR_MARGIN
         conf = d.confidence if colour_ok else min(d.confidence, 0.5)
         unsure = d.unsure or (PIPS_MUST_AGREE and d.pips != d.value) or not colour_ok or conf < SURE
         out.append(LooseDie(zone.key, Die(d.value, d.colour), conf, unsure,
@@ -888,22 +905,39 @@ class DiceTreasureReader:
             # The other way round only when it fits clearly better (the reader's own orientation comes first).
             for (flip, card_id), score in mine.items():
                 options.append((score - (0.1 if flip else 0.0), n, flip, card_id))
+        surely_elsewhere = {i.card for i in out if i is not None}  # remembered spots
+        by_elimination: dict[int, float] = {}
         for score, n, flip, card_id in sorted(options, reverse=True):
             if out[n] is not None or card_id in taken:
                 continue
             reading = seen[n][2]
-            rest = [v - (0.1 if f else 0.0) for (f, c), v in scores[n].items() if c != card_id and c not in taken]
-            second = max(rest, default=0.0)
-            runner = max(((v, c) for (f, c), v in scores[n].items() if c != card_id and c not in taken),
-                         default=(0.0, None))[1]
+            # The margin is over every other card but those surely on another spot: a card taken by a spot
+            # that was itself unsure must not make this one look sure.
+            rest = [(v - (0.1 if f else 0.0), c) for (f, c), v in scores[n].items()
+                    if c != card_id and c not in surely_elsewhere]
+            second, runner = max(rest, default=(0.0, None))
             if score < 0.55 and not (score >= 0.4 and score - second >= 0.15):
                 continue
             confidence = float(min(1.0, (score - second) / 0.15, reading.coins_confidence,
                                    0.4 + reading.layout_confidence))
-            if not rest and reading.background == self.deck.card(card_id).background:
-                confidence = max(confidence, 0.9)  # the one card left for this spot, and its colour agrees
+            if score < 0.6:
+                confidence = min(confidence, 0.5)  # a poor match stays doubtful whatever the others score
+            free = [c for _, c in rest if c not in taken]
+            if not free and reading.background == self.deck.card(card_id).background and confidence < 0.9:
+                # The one card left for this spot, and its colour agrees: sure if every other spot is sure.
+                by_elimination[n] = confidence
+                confidence = 0.9
             out[n] = Identification(card_id, score, runner, confidence, reading.upside_down != flip)
             taken.add(card_id)
+            if confidence >= SURE and n not in by_elimination:
+                surely_elsewhere.add(card_id)
+        for n, before in by_elimination.items():
+            others = [i for m, i in enumerate(out) if m != n]
+            if not all(i is not None and i.confidence >= SURE and m not in by_elimination
+                       for m, i in enumerate(out) if m != n) or not others:
+                identity = out[n]
+                assert identity is not None
+                out[n] = replace(identity, confidence=before)
         result = []
         for n, identity in enumerate(out):
             if identity is None:
