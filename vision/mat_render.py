@@ -424,6 +424,7 @@ def evaluate(game: str, frames: int = 20, seed: int = 0, size: tuple[int, int] =
     all_sheets = mats(game, players)[:sheets]
     for k in range(frames):
         rng = np.random.default_rng([seed, k])
+        cv2.setRNGSeed(seed * 100_003 + k)  # RANSAC draws from OpenCV's generator: the same figures every run
         view = random_view(rng, condition.max_tilt, condition.cover)
         if condition.clean:
             view = replace(view, light=0.0, blur=0.0, noise=0.0, jpeg=None)
