@@ -55,21 +55,24 @@ from vision.faces import (
     decide,
     second_look,
 )
-from vision.mats import NOMINAL_MM
+from vision.mats import NOMINAL_MM, Rect
 from vision.registration import Registration, ZoneView, rectify, zone_transform
 from vision.types import DieCandidate
 
 #: Rectified zones are read at this scale: a 16 mm die is 32 px, the face model's crop before its margin.
 PX_PER_MM = 2.0
 DIE_MM = NOMINAL_MM["die"]
+#: Board zones are read this much beyond their edges (a die top at a tilted camera's far side is seen up to
+#: about 9 mm from its slot).
+ZONE_MARGIN_MM = 12.0
 #: Board slot pitches the lattice search tries (mm): the board's real size is not published.
-PITCH_RANGE = (15.0, 21.0)
+PITCH_RANGE = (15.8, 21.0)  # a 16 mm die (+-3%) cannot sit closer than about 15.8 mm to the next
 #: Turns of the board in its outline the lattice search tries (degrees either way).
 MAX_TURN = 8.0
 #: A die found farther than this share of the pitch from a lattice point is not on the lattice.
 ON_LATTICE = 0.3
 #: Colour: a reading is sure when the nearest colour is this much closer than the next (CIELAB, L halved).
-COLOUR_MARGIN = 10.0
+COLOUR_MARGIN = 14.0
 #: Colour: and the nearest is no farther than this.
 COLOUR_FAR = 30.0
 #: "Not a die" probability above which a crop is taken as no die, below which a die (in between: unsure).
@@ -412,6 +415,9 @@ def _refine(lattice: BrickLattice, centres: np.ndarray, weights: np.ndarray) -> 
         sol, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
         origin, step = sol[:2], sol[2:]
         up = np.array([step[1], -step[0]])
+        pitch = math.hypot(step[0], step[1])
+        if not PITCH_RANGE[0] <= pitch <= PITCH_RANGE[1] or abs(pitch / lattice.pitch - 1) > 0.06:
+            return lattice  # a refit that moves this far was pulled by a die on the wrong slot: keep the search's
         lattice = BrickLattice((float(origin[0]), float(origin[1])), (float(step[0]), float(step[1])),
                                (float(up[0]), float(up[1])), n)
     return lattice
@@ -509,6 +515,8 @@ class PyradiceReader:
     # --- boards ----------------------------------------------------------------------------------
     def read_board(self, image: np.ndarray, view: ZoneView, seat: int) -> BoardReading:
         ppm = self.ppm
+        # The zone grown by a margin: die tops a tilted camera sees beyond the board zone's edge are still read.
+        view = _grown(view, ZONE_MARGIN_MM)
         zone = rectify(image, view, ppm)
         found = self._find(zone)
         wall = view.zone.outlines[0].rect if view.zone.outlines else view.zone.rect
@@ -538,8 +546,16 @@ class PyradiceReader:
         side = self._die_side(found, lattice) * ppm
         targets = [DieCandidate((x * ppm, y * ppm), side, lattice.angle % 90, 1.0)
                    for x, y in (lattice.centre(s) for s in SLOTS)]
-        reads, not_die = self._read(_Crops(zone, targets))
         near = self._nearest(found, targets, 0.35 * lattice.pitch * ppm)
+        # A die found near its slot is cut where it was found (a die sits anywhere in its recess); one the
+        # detector did not find is cut at the lattice point, and its face is sure only if the pips agree.
+        centred = [self._strong_near(found, t, 0.35 * lattice.pitch * ppm) for t in targets]
+        targets = [DieCandidate(c.centre, side, t.angle, 1.0) if c is not None else t
+                   for t, c in zip(targets, centred, strict=True)]
+        reads, not_die = self._read(_Crops(zone, targets))
+        reads = [r if c is not None or r.pips == r.value or r.unsure else
+                 replace(r, unsure=True, reason="found by no measure but the face model")
+                 for r, c in zip(reads, centred, strict=True)]
         frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
         # Where the board is under each slot (the die tops the lattice names, moved back by the parallax): an
         # empty slot shows its printed recess there, whose lines a hand or a box over the board hides.
@@ -584,6 +600,11 @@ class PyradiceReader:
         """The die tops' side in mm: the detector's median, kept within reason of the lattice's pitch."""
         side = float(np.median([c.side for c in found])) / self.ppm if found else DIE_MM
         return float(np.clip(side, 0.8 * DIE_MM, min(1.15 * DIE_MM, lattice.pitch)))
+
+    @staticmethod
+    def _strong_near(found: Sequence[DieCandidate], target: DieCandidate, reach: float) -> DieCandidate | None:
+        near = [c for c in found if c.score >= FOUND and math.dist(c.centre, target.centre) <= reach]
+        return min(near, key=lambda c: math.dist(c.centre, target.centre)) if near else None
 
     @staticmethod
     def _nearest(found: Sequence[DieCandidate], targets: Sequence[DieCandidate], reach: float) -> list[float]:
@@ -658,6 +679,9 @@ class PyradiceReader:
                 det = near[k]
                 known = expected.get(pos)
                 occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], known)
+                # A die under it that looks the same (colour and face) is seen where it was once it is gone.
+                twin = known is not None and any(expected.get(q) == known for q in geo.supports[pos])
+                sure = sure and not twin
                 read = reads[k]
                 # Only doubtful dice lie over it: it may be covered still, or uncovered and looked at now.
                 under_doubt = any(present.get(q, False) for q in geo.covers[pos])
@@ -669,6 +693,8 @@ class PyradiceReader:
                     reason = ""
                 elif under_doubt:
                     reason = "a die over it may be gone"
+                elif twin and occ and read.die == known:
+                    reason = f"the die under it is a {known} too"
                 elif known is not None and occ and read.die == known:
                     reason = read.reason or "hard to read"
                 elif known is not None:
@@ -746,7 +772,8 @@ class PyradiceReader:
 def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | None,
                board_seen: bool = True) -> tuple[bool, float, bool]:
     """Is a die there, the share of the votes that say so, and whether that is sure (two or more votes and none
-    against). Each measure votes or abstains: the classical pip count (pips found: a die; none: rather empty),
+    against). Each measure votes or abstains: the classical pip count (pips found: a die; it abstains on many
+    dice, so none found is no vote),
     the detector's find (a strong find: a die; none or a faint one: empty), the distance from the board's own
     colour where it is known (far: a die; near: empty), and the face model's "not a die" (a clear no: empty;
     its yes is no vote, as it takes an empty recess of the board for a die too). A sure empty also needs the
@@ -755,8 +782,6 @@ def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | Non
     die_votes = empty_votes = 0
     if read.pips is not None:
         die_votes += 1
-    else:
-        empty_votes += 1
     if found >= FOUND:
         die_votes += 1
     elif found < FAINT:
@@ -799,6 +824,13 @@ def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | Non
     if occupied:
         return True, share, found >= FOUND and read.pips is not None and p_die >= 1 - DIE_BELOW and not read.unsure
     return False, share, found < FAINT and p_die <= 1 - EMPTY_ABOVE
+
+
+def _grown(view: ZoneView, margin: float) -> ZoneView:
+    """The zone view with its rectangle grown by ``margin`` mm on every side (same mat, same fit)."""
+    r = view.zone.rect
+    zone = replace(view.zone, rect=Rect(r.x - margin, r.y - margin, r.w + 2 * margin, r.h + 2 * margin))
+    return replace(view, zone=zone)
 
 
 def _physics(slots: list[SlotReading]) -> list[SlotReading]:
@@ -946,7 +978,7 @@ def score_frame(reading: PyradiceReading, truth: Any) -> dict[str, int]:
     c: dict[str, int] = {k: 0 for k in (
         "slots", "slots_hidden", "occupancy_right", "dice", "face_right", "colour_right", "die_right",
         "sure_wrong", "unsure", "quarry_tops", "quarry_top_right", "quarry_top_face_right", "quarry_present_right",
-        "quarry_positions", "reserve", "reserve_right")}
+        "quarry_positions", "reserve", "reserve_right", "slots_unsure", "quarry_unsure")}
     for seat, board in truth.boards.items():
         read = reading.board(seat)
         if read is None or not read.seen:
@@ -962,6 +994,7 @@ def score_frame(reading: PyradiceReading, truth: Any) -> dict[str, int]:
             ok_occ = s.occupied == (true is not None)
             c["occupancy_right"] += ok_occ
             c["unsure"] += s.unsure
+            c["slots_unsure"] += s.unsure
             wrong = not ok_occ
             if true is not None and s.die is not None:
                 c["dice"] += 1
@@ -988,6 +1021,7 @@ def score_frame(reading: PyradiceReading, truth: Any) -> dict[str, int]:
         if wrong and not p.unsure:
             c["sure_wrong"] += 1
         c["unsure"] += p.unsure
+        c["quarry_unsure"] += p.unsure
     for seat, die in truth.reserves.items():
         r = reading.reserve(seat)
         if r is None or seat in truth.hidden_reserves:
