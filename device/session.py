@@ -625,11 +625,20 @@ class GameSession:
         """What the camera sees of ``game``'s mats now: the report and the annotated frame (JPEG)."""
         return self._setup().check(game, players)
 
+    def taught_colours(self, game: str) -> dict[str, Any]:
+        """Which colours of ``game``'s pieces are taught at this table and which are still missing."""
+        return self._setup().taught(game)
+
+    def teach_colours(self, game: str) -> dict[str, Any]:
+        """Teach ``game``'s die colours from the dice in the latest camera frame."""
+        with self._lock:
+            return self._setup().teach_dice(game)
+
     def _setup(self) -> Any:
         if self._table_setup is None:
             from device.tablesetup import TableSetup  # OpenCV's marker detector only when asked for
 
-            self._table_setup = TableSetup(self.hub)
+            self._table_setup = TableSetup(self.hub, self.log.path.parent)
         return self._table_setup
 
     def frame_jpeg(self, width: int = 800) -> bytes | None:

@@ -1,13 +1,16 @@
 """The table's set-up as the page shows it: the mats to print, and the camera check of the latest frame.
 
 The page (web/) may not reach into vision/, so the session hands it these through the protocol: the sheets of a
-game's mats (:func:`vision.matprint.sheet_index`), one sheet as SVG or PDF, and what the camera sees of the mats
+game's mats (:func:`vision.matprint.sheet_index`), one sheet as SVG or PDF, what the camera sees of the mats
 now (:func:`device.zones.calibrate_frame`: markers seen per sheet, the mapping error, pixels per millimetre and
-the smallest piece's size, what to fix in words) with the frame annotated by the registration stage.
+the smallest piece's size, what to fix in words) with the frame annotated by the registration stage, and the
+colours taught at the table (:class:`device.teaching.TeachingStore`): one die of each colour laid in view and
+taught from the latest frame.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -24,8 +27,9 @@ VIEW_WIDTH = 960
 class TableSetup:
     """Mats and the camera check for one device (the finder is made once: it holds OpenCV's detector)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, state_dir: Path) -> None:
         self.hub = hub
+        self.state_dir = state_dir
         self._finder: MarkerFinder | None = None
 
     def sheets(self, game: str, players: int) -> list[dict[str, Any]]:
@@ -59,3 +63,27 @@ class TableSetup:
             image = cv2.resize(image, (VIEW_WIDTH, round(h * VIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return report, buf.tobytes() if ok else None
+
+    def taught(self, game: str) -> dict[str, Any]:
+        """Which colours of ``game``'s pieces are taught and which are still missing."""
+        from device.teaching import TeachingStore
+
+        return TeachingStore(self.state_dir).report(game)
+
+    def teach_dice(self, game: str) -> dict[str, Any]:
+        """Teach ``game``'s die colours from the dice in the latest frame (one die of each colour in view)."""
+        from device.teaching import TeachingStore
+        from device.zones import teach_dice
+
+        store = TeachingStore(self.state_dir)
+        report = store.report(game)  # an unknown game is said before anything is measured
+        if "die" not in report["pieces"]:
+            raise ValueError(f"{game}'s pieces are not dice: they are taught by its own reader")
+        shot = self.hub.frame()
+        if shot is None:
+            raise ValueError("no camera frame yet: lay one die of each colour in view of the camera first")
+        taught = teach_dice(store, game, shot.image)
+        if not taught:
+            raise ValueError("no die was found in the camera's view: lay one die of each colour on the table")
+        return {**store.report(game), "measured": [{"centre": [round(c, 1) for c in centre], "colour": name}
+                                                   for centre, _, name in taught]}

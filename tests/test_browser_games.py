@@ -321,4 +321,6 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(appliance: t
     wait_until(lambda: page.is_visible("#camera-view"))
     page.select_option("#mats-game", "dicetreasure")
     wait_until(lambda: page.locator("#mats-sheets li").count() == len(mats("dicetreasure", 3)))
+    wait_until(lambda: "still to teach" in page.inner_text("#colours-taught"))
+    assert page.is_visible("#teach-dice")  # Dice Treasure's pieces are dice: taught from the camera
     assert errors == []

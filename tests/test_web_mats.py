@@ -79,3 +79,40 @@ def test_the_camera_check_says_what_it_sees(client: FlaskClient, session: GameSe
     assert all(by_sheet[m.key]["error_mm"] < 1.0 for m in sheets[:2])
     image = client.get("/api/calibration.jpg?game=pyradice&players=2")
     assert image.status_code == 200 and image.data[:2] == b"\xff\xd8"
+
+
+def test_colours_are_taught_from_the_camera(client: FlaskClient, session: GameSession) -> None:
+    import json
+
+    from device.session import reading
+    from vision.render import DieSpec, SceneStyle, draw_die, render_surface
+
+    before = client.get("/api/teach?game=pyradice").get_json()
+    assert before["pieces"]["die"]["taught"] == [] and not before["complete"]
+    token = client.get("/api/csrf").get_json()["csrf"]
+
+    def teach(body: object) -> object:
+        return client.post("/api/teach", data=json.dumps(body), content_type="application/json",
+                           headers={"X-CSRF-Token": token})
+
+    assert teach({"game": "pyradice"}).status_code == 403  # a change: pairing first
+    client.post("/api/pair", data="{}", content_type="application/json", headers={"X-CSRF-Token": token})
+    session.press("confirm")
+    assert client.get("/api/pair").get_json()["paired"]
+    missing = teach({"game": "pyradice"})
+    assert missing.status_code == 400 and "no camera frame yet" in missing.get_json()["error"]
+    style = SceneStyle(surface=(70, 110, 60), grain=1.0, light_gradient=0.0, shadow=0.2, camera_height=8.0,
+                       blur=0.3, noise=0.5, jpeg_quality=95, tray=False)
+    rng = np.random.default_rng(5)
+    image = render_surface(rng, 640, 480, style)
+    bodies = {"white": (235, 235, 232), "gray": (130, 130, 128), "maroon": (40, 30, 120), "orange": (30, 130, 240)}
+    for i, (name, bgr) in enumerate(bodies.items()):
+        draw_die(image, DieSpec(value=3, centre=(110 + 140 * i, 240), side=70, angle=10.0, body=bgr,
+                                colour_name=name), style, rng)
+    session.hub.put_frame(image, (reading(3, 110, 240),))
+    taught = teach({"game": "pyradice"})
+    assert taught.status_code == 200, taught.get_json()
+    report = taught.get_json()
+    assert sorted(d["colour"] for d in report["measured"]) == sorted(bodies)
+    assert report["complete"] and client.get("/api/teach?game=pyradice").get_json()["complete"]
+    assert teach({"game": "pyramido"}).status_code == 400  # blocks and gems: taught by the Pyramido reader

@@ -1,6 +1,7 @@
-"""The printable mats and the camera check: ``/mats/GAME.json`` lists a game's sheets, ``/mats/GAME/N.svg``
-(or ``.pdf``) is one sheet to print at 100 %, ``/api/calibration`` says what the camera sees of the mats now and
-``/api/calibration.jpg`` is the frame with the markers and zones found drawn on it."""
+"""The printable mats, the camera check and the colours taught: ``/mats/GAME.json`` lists a game's sheets,
+``/mats/GAME/N.svg`` (or ``.pdf``) is one sheet to print at 100 %, ``/api/calibration`` says what the camera sees
+of the mats now and ``/api/calibration.jpg`` is the frame with the markers and zones found drawn on it;
+``/api/teach`` says which colours are taught and (POST, paired) teaches the dice colours from the camera."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, request
 
 from web import services
+from web.security import json_body, protected
 
 bp = Blueprint("mats", __name__)
 
@@ -58,3 +60,18 @@ def calibration_frame() -> Response:
     if jpeg is None:
         abort(404, "no camera frame yet")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/api/teach")
+def taught() -> Any:
+    return jsonify(services().session.taught_colours(_game()))
+
+
+@bp.post("/api/teach")
+@protected()
+def teach() -> Any:
+    """``{"game": GAME}``: one die of each of the game's colours lies in the camera's view; teach them."""
+    game = json_body().get("game")
+    if not isinstance(game, str) or not game:
+        abort(400, "'game' must name the game whose dice are in view")
+    return jsonify(services().session.teach_colours(game))

@@ -93,6 +93,10 @@ class TableSession(Protocol):
 
     def calibration(self, game: str, players: int) -> tuple[dict[str, Any], bytes | None]: ...
 
+    def taught_colours(self, game: str) -> dict[str, Any]: ...
+
+    def teach_colours(self, game: str) -> dict[str, Any]: ...
+
 
 #: The buttons of the panel (physical or virtual).
 BUTTONS = ("confirm", "undo", "next")

@@ -2,7 +2,7 @@
 // camera sees of them now (/api/calibration, /api/calibration.jpg). Games with mats are the catalog's games
 // whose mats the device can make (it answers their sheet list); nothing here is hard-coded per game.
 
-import {el, showError} from "./app.js";
+import {el, post, showError} from "./app.js";
 
 let offered = [];
 
@@ -38,6 +38,34 @@ async function drawSheets() {
   }
   preview.src = `/mats/${encodeURIComponent(game)}/1.svg?players=${n}`;
   preview.hidden = false;
+  await drawTaught(game);
+}
+
+// The colours taught at this table: the readers use them instead of the nominal ones.
+function showTaught(report) {
+  const line = document.getElementById("colours-taught");
+  const parts = [];
+  for (const [piece, state] of Object.entries(report.pieces || {})) {
+    parts.push(`${piece} colours taught: ${state.taught.join(", ") || "none"}` +
+      (state.missing.length ? `; still to teach: ${state.missing.join(", ")}` : ""));
+  }
+  line.textContent = parts.join(". ");
+  document.getElementById("teach-dice").hidden = !("die" in (report.pieces || {}));
+}
+
+async function drawTaught(game) {
+  const report = await json(`/api/teach?game=${encodeURIComponent(game)}`);
+  if (report.error) { showError("table-setup", report.error); return; }
+  showTaught(report);
+}
+
+async function teachDice() {
+  const game = document.getElementById("mats-game").value;
+  const report = await post("/api/teach", {game}, "table-setup");
+  if (report.error) return;
+  showTaught(report);
+  const seen = (report.measured || []).map((d) => d.colour).join(", ");
+  document.getElementById("colours-taught").textContent += ` (just measured: ${seen})`;
 }
 
 async function checkCamera() {
@@ -96,6 +124,7 @@ async function start() {
   select.addEventListener("change", drawSheets);
   document.getElementById("mats-players").addEventListener("change", drawSheets);
   document.getElementById("camera-check").addEventListener("click", checkCamera);
+  document.getElementById("teach-dice").addEventListener("click", teachDice);
   document.getElementById("mats-form").addEventListener("submit", (e) => { e.preventDefault(); drawSheets(); });
   await drawSheets();
   document.body.dataset.tableSetup = "ready";
