@@ -242,6 +242,7 @@ class CardReading:
     layout_confidence: float = 0.0
     upside_down: bool = False
     coins_other_end: int = 0  # coin-like marks at the other end (a card read the wrong way round has its coins there)
+    orientation_confidence: float = 1.0  # how sure the reader is which way up the card lies
     size_mm: tuple[float, float] = (0.0, 0.0)
     corners_px: tuple[tuple[float, float], ...] = ()  # the card's corners in the frame (TL, TR, BR, BL upright)
     problems: tuple[str, ...] = ()
@@ -250,7 +251,8 @@ class CardReading:
     def confidence(self) -> float:
         if not self.found:
             return 0.0
-        parts = [self.background_confidence, self.coins_confidence, self.layout_confidence]
+        parts = [self.background_confidence, self.coins_confidence, self.layout_confidence,
+                 self.orientation_confidence]
         parts += [s.confidence for s in self.spaces if not s.covered]
         return float(min(parts))
 
@@ -271,6 +273,7 @@ class _Card:
     bgr: np.ndarray
     lab: np.ndarray
     card_to_frame: np.ndarray  # card px (at CARD_PX_PER_MM) -> frame px
+    orientation: float = 1.0  # how sure the way up is (see _upside_down)
 
 
 def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
@@ -328,7 +331,7 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None
     upright = cv2.warpPerspective(img, card_to_region, out_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)
     upright_lab = _lab_image(upright)
-    flip = _upside_down(upright_lab)
+    flip, orientation = _upside_down(upright_lab)
     if flip:
         turn = np.array([[-1, 0, out_size[0] - 1], [0, -1, out_size[1] - 1], [0, 0, 1]], np.float64)
         card_to_region = card_to_region @ turn
@@ -338,7 +341,7 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None
     # Upside down on the mat: the card's "down" (its y axis) points up the sheet. (The fitted rectangle's own
     # orientation is arbitrary; only the coins and the layout say which way the card lies.)
     against_mat = bool(card_to_region[1, 1] < 0)
-    return _Card(upright, upright_lab, card_to_frame), size_mm, against_mat, ""
+    return _Card(upright, upright_lab, card_to_frame, orientation), size_mm, against_mat, ""
 
 
 def _background(lab: np.ndarray) -> np.ndarray:
@@ -385,16 +388,17 @@ def _coins(lab: np.ndarray, background: np.ndarray) -> int:
     return coins
 
 
-def _upside_down(lab: np.ndarray) -> bool:
-    """Whether the card lies turned by half a turn: its spaces' layout fits better the other way round (the
-    layout sits below the card's middle, under the coins), or, when both ways fit as well, its coins are at the
-    bottom."""
+def _upside_down(lab: np.ndarray) -> tuple[bool, float]:
+    """Whether the card lies turned by half a turn, and how sure that is (0..1): its spaces' layout fits better
+    the other way round (the layout sits below the card's middle, under the coins), or, when both ways fit as
+    well, its coins are at the bottom (a weaker sign: coins are small)."""
     background = _background(lab)
     other = np.ascontiguousarray(lab[::-1, ::-1])
     fit_up, fit_down = find_spaces(lab, background)[3], find_spaces(other, background)[3]
     if abs(fit_up - fit_down) > 0.08:
-        return fit_down > fit_up
-    return _coins(other, background) > _coins(lab, background)
+        return fit_down > fit_up, float(min(1.0, abs(fit_up - fit_down) / 0.15))
+    top, bottom = _coins(lab, background), _coins(other, background)
+    return bottom > top, 0.6 if top != bottom else 0.3
 
 
 def find_spaces(lab: np.ndarray, background: np.ndarray) -> tuple[list[tuple[int, int]], int, int, float]:
@@ -500,8 +504,8 @@ def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: Ca
                                                   (0, CARD_MM[1] * k)]], np.float64), card.card_to_frame)[0]
     other = _coins(np.ascontiguousarray(card.lab[::-1, ::-1]), background_lab)
     reading = CardReading(zone.key, spot, True, background, background_conf, coins, coins_conf, tuple(spaces),
-                          layout_conf, flip, other, size_mm, tuple((float(x), float(y)) for x, y in corners),
-                          tuple(problems))
+                          layout_conf, flip, other, card.orientation, size_mm,
+                          tuple((float(x), float(y)) for x, y in corners), tuple(problems))
     return reading, card
 
 
@@ -520,7 +524,7 @@ def turned(reading: CardReading, image: _Card) -> tuple[CardReading, _Card]:
     h, w = image.bgr.shape[:2]
     turn = np.array([[-1, 0, w - 1], [0, -1, h - 1], [0, 0, 1]], np.float64)
     flipped = _Card(cv2.rotate(image.bgr, cv2.ROTATE_180), np.ascontiguousarray(image.lab[::-1, ::-1]),
-                    image.card_to_frame @ turn)
+                    image.card_to_frame @ turn, image.orientation)
     corners = reading.corners_px[2:] + reading.corners_px[:2]
     again = replace(reading, coins=reading.coins_other_end, coins_other_end=reading.coins, spaces=spaces,
                     upside_down=not reading.upside_down, corners_px=corners)
@@ -838,7 +842,7 @@ class DiceTreasureReader:
         self.detector = recognizer.detector
         #: Card spot (zone key, spot) -> the card identified there with confidence and its background: a dealt
         #: card stays on its spot all round, so dice hiding its print later do not make it doubtful again.
-        self.known: dict[tuple[str, int], tuple[str, str]] = {}
+        self.known: dict[tuple[str, int], tuple[str, str, bool]] = {}
 
     def forget(self) -> None:
         """Forget which card lies on which spot (a new round: new cards are dealt)."""
@@ -897,7 +901,10 @@ class DiceTreasureReader:
             scores.append(mine)
             known = self.known.get(key)
             if known is not None and known[1] == reading.background and known[0] not in taken:
-                flip = mine.get((True, known[0]), 0.0) > mine.get((False, known[0]), 0.0) + 0.1
+                if reading.orientation_confidence >= SURE:
+                    flip = mine.get((True, known[0]), 0.0) > mine.get((False, known[0]), 0.0) + 0.1
+                else:  # which way up is unclear now: the way the card lay when it was seen clearly
+                    flip = reading.upside_down != known[2]
                 out[n] = Identification(known[0], mine.get((flip, known[0]), 0.0), None, 1.0,
                                         reading.upside_down != flip)
                 taken.add(known[0])
@@ -922,6 +929,8 @@ class DiceTreasureReader:
                                    0.4 + reading.layout_confidence))
             if score < 0.6:
                 confidence = min(confidence, 0.5)  # a poor match stays doubtful whatever the others score
+            if not flip and reading.orientation_confidence < SURE:
+                confidence = min(confidence, reading.orientation_confidence)  # the spaces would be mistaken
             free = [c for _, c in rest if c not in taken]
             if not free and reading.background == self.deck.card(card_id).background and confidence < 0.9:
                 # The one card left for this spot, and its colour agrees: sure if every other spot is sure.
@@ -944,7 +953,7 @@ class DiceTreasureReader:
                 best = max(scores[n].items(), key=lambda kv: kv[1], default=((False, None), 0.0))
                 identity = Identification(None, best[1], best[0][1], 0.0, seen[n][2].upside_down)
             elif identity.confidence >= SURE:
-                self.known[seen[n][0]] = (str(identity.card), seen[n][2].background or "")
+                self.known[seen[n][0]] = (str(identity.card), seen[n][2].background or "", identity.upside_down)
             result.append(identity)
         return result
 
