@@ -324,3 +324,27 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(appliance: t
     wait_until(lambda: "still to teach" in page.inner_text("#colours-taught"))
     assert page.is_visible("#teach-dice")  # Dice Treasure's pieces are dice: taught from the camera
     assert errors == []
+
+
+def test_a_paired_browser_lists_and_forgets_the_others(appliance: tuple[Appliance, str], browser: Any) -> None:
+    app, address = appliance
+    app.session.new_game(["Anna", "Ben"], game="pyradice", mode="offline", seed=3)
+    first, errors = open_page(browser, address, DESKTOP)
+    assert first.is_hidden("#browsers-card")  # watching only: nothing to list
+    pair(first)
+    wait_until(lambda: first.is_visible("#browsers-card") and first.locator("#browsers li").count() == 1)
+    assert "(this browser)" in first.inner_text("#browsers li")
+    guest = browser.new_context(viewport=PHONE).new_page()  # another browser: its own cookies
+    guest.goto(address)
+    guest.wait_for_selector("#connection:text('live')", timeout=10000)
+    pair(guest)
+    first.reload()
+    wait_until(lambda: first.locator("#browsers li").count() == 2)
+    first.click("#browsers li:not(:has-text('this browser')) button.forget")
+    wait_until(lambda: first.locator("#browsers li").count() == 1)
+    # The guest's cookie no longer pairs it: its next change is refused where it pressed.
+    example = app.session.legal()["chance"]["example"]
+    guest.fill("#chance-text", example)
+    guest.press("#chance-text", "Enter")
+    wait_until(lambda: "not paired" in guest.inner_text("#game-root"))
+    assert app.session.actions == [] and errors == []
