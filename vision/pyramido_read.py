@@ -535,7 +535,16 @@ def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette
     # taught can share a hue with a block but not both.
     likeness = np.minimum(block_c / np.maximum(taught_c, 1.0), 2.0)
     l_off = np.abs(block_l - taught_l)
-    return {"share": share, "winner": winner, "win_share": win_share, "hue_dist": hue_dist, "likeness": likeness,
+    # The window's four corners: a cell inside a block has all four coloured even when a washed-out icon makes
+    # its middle look like paper; paper beside a block has at most two.
+    corner_px = (np.abs(win[:, 0]) > 0.25 * q_px) & (np.abs(win[:, 1]) > 0.25 * q_px)
+    corners = np.zeros(len(winner), np.int64)
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            part = corner_px & (np.sign(win[:, 0]) == sx) & (np.sign(win[:, 1]) == sy)
+            corners += coloured[:, part].mean(axis=1) > 0.5
+    return {"share": share, "corners": corners, "winner": winner, "win_share": win_share, "hue_dist": hue_dist,
+            "likeness": likeness,
             "l_off": l_off,
             "icon": (by_block + by_palette) / 2, "icon_low": np.minimum(by_block, by_palette),
             "icon_high": np.maximum(by_block, by_palette)}
@@ -607,6 +616,11 @@ def read_cells(prep: Prepared, lattice: Lattice | None, palette: Palette, *, sea
     occ = share >= (EMPTY_SHARE + BLOCK_SHARE) / 2
     occ_conf = np.where((share >= BLOCK_SHARE) | (share <= EMPTY_SHARE), 1.0,
                         0.5 + 0.5 * np.abs(share - (EMPTY_SHARE + BLOCK_SHARE) / 2) / ((BLOCK_SHARE - EMPTY_SHARE) / 2))
+    # Looks empty but coloured in three or four corners: a block whose middle is washed out (an icon in glare or
+    # over-exposure). Read as a block, unsure.
+    washed = ~occ & (f["corners"] >= 3)
+    occ = occ | washed
+    occ_conf = np.where(washed, 0.5, occ_conf)
     colour_conf = np.clip(f["win_share"], 0, 1) * np.where(f["hue_dist"] > HUE_FAR, 0.5, 1.0) * np.where(
         (f["likeness"] < LIKENESS[0]) | (f["likeness"] > LIKENESS[1]) | (f["l_off"] > LIGHTNESS_OFF), 0.5, 1.0)
     icon = f["icon"] > ICON_AT
