@@ -371,8 +371,11 @@ def fit_lattice(centres: np.ndarray, weights: np.ndarray, prior: BrickLattice,
 
 
 def _snap_origin(lattice: BrickLattice, ref: BrickLattice) -> BrickLattice:
-    """Move the lattice by whole cells (any cell of a brick lattice can be slot (1, 0)) so that slot (1, 0) is
-    the cell nearest the reference's slot (1, 0)."""
+    """Move the lattice by whole cells (any cell of a brick lattice can be slot (1, 0)) so that the board's
+    middle (2.5 steps along and 2.5 levels up from slot (1, 0)) is the nearest to the reference's middle: the
+    board lies centred in its outline whatever its pitch, so the middle is known better than a corner."""
+    ref_mid = np.array(ref.origin) + 2.5 * np.array(ref.step) + 2.5 * np.array(ref.up)
+    offset = 2.5 * np.array(lattice.step) + 2.5 * np.array(lattice.up)
     best = None
     for dk in range(-12, 13):
         for di in range(-14, 15):
@@ -380,7 +383,7 @@ def _snap_origin(lattice: BrickLattice, ref: BrickLattice) -> BrickLattice:
             along = i + (k - 1) / 2
             o = (lattice.origin[0] + along * lattice.step[0] + (k - 1) * lattice.up[0],
                  lattice.origin[1] + along * lattice.step[1] + (k - 1) * lattice.up[1])
-            d = math.dist(o, ref.origin)
+            d = float(np.linalg.norm(np.array(o) + offset - ref_mid))
             if best is None or d < best[0]:
                 best = (d, o)
     assert best is not None
