@@ -25,8 +25,11 @@ Cells are first read in the zone's own lattice (index (0, 0) nearest the zone's 
 :func:`align` finds the translation that puts a reading onto the engine's quarter-cell coordinates of the
 recorded pyramid, and :class:`PyramidReader` does both and reads again with the recorded heights.
 
+The exploration area, a first version (:func:`read_exploration`): each pile's top domino read at the pile's
+height from the record (a face-down top gives only its back's colours) and the coloured gems in each gem area.
+
 Run alone on a frame: ``python -m vision.pyramido_read IMAGE --players 2 [--draw OUT.png]``; measured on
-renders: ``python -m vision.pyramido_read --measure`` (docs/pyramido-table.md).
+renders: ``python -m vision.pyramido_read --measure [--exploration]`` (docs/pyramido-table.md).
 """
 
 from __future__ import annotations
