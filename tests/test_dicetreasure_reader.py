@@ -88,6 +88,13 @@ def test_an_empty_spot_reads_as_no_card() -> None:
     assert read_card(frame.image, view.fit, view.zone, 2)[0].found
     with pytest.raises(ValueError, match="no card to enrol"):
         enrol(read_card(frame.image, view.fit, view.zone, 0)[0], "x")
+    # A card the deck does not have is never taken surely for another: here the deck without green-1 (other
+    # cards have a row of three spaces too, and other green cards have one coin).
+    reading = read_card(frame.image, view.fit, view.zone, 2)[0]
+    others = [c for c in DECK.motif_cards if c.id != "green-1"]
+    assert identify(reading, DECK).card == "green-1" and identify(reading, DECK).confidence >= SURE
+    assert identify(reading, others).confidence < SURE
+    assert identify(reading, [c for c in others if c.background != "green"]).card is None
 
 
 def test_taught_palette_names_the_five_colours(reader: DiceTreasureReader) -> None:

@@ -623,7 +623,12 @@ def _match(reading: CardReading, card: MotifCard, covered: frozenset[tuple[int, 
             continue
         checks += 2
         good += (s.colour == want.colour) + (s.value == want.value)
-    return score + 0.3 * (good / checks if checks else 0.5)
+    score += 0.3 * (good / checks if checks else 0.5)
+    # A background read clearly rules a card out (the majority colour of the card reads reliably; a layout or a
+    # requirement can be misread where dice hide the print, so they only lower the score).
+    if reading.background != card.background and reading.background_confidence >= SURE:
+        return min(score, 0.35)
+    return score
 
 
 def identify(reading: CardReading, deck: Deck | Sequence[MotifCard],
