@@ -464,14 +464,15 @@ class PyradiceReader:
     # --- colours ---------------------------------------------------------------------------------
     def teach(self, samples: Iterable[tuple[str, Lab]]) -> Palette:
         """Teach the table's colours from dice the players name (colour name, measured CIELAB), e.g. one die
-        of each colour put on a board and read; colours not taught keep their nominal reference."""
+        of each colour put on a board and read; the median of each colour's samples is its reference (one die
+        named wrong among three does not move it); colours not taught keep their nominal reference."""
         by_name: dict[str, list[Lab]] = {}
         for name, lab in samples:
             by_name.setdefault(name, []).append(lab)
         colours = []
         for name, ref in self.palette.colours:
             labs = by_name.get(name)
-            colours.append((name, tuple(float(v) for v in np.mean(labs, axis=0)) if labs else ref))
+            colours.append((name, tuple(float(v) for v in np.median(labs, axis=0)) if labs else ref))
         self.palette = Palette(self.palette.name, tuple((n, (c[0], c[1], c[2])) for n, c in colours),
                                calibrated=True)
         return self.palette
@@ -1097,6 +1098,8 @@ def _teach_from_truth(reader: PyradiceReader, frame: Any, image: np.ndarray, reg
         for s in read.slots:
             true = board.dice.get(s.slot)
             if s.die is None or true is None or (seat, s.slot) in frame.truth.hidden_slots:
+                continue
+            if s.die.value != true.value:  # the players name the die they see: a die read on another slot is not it
                 continue
             if counts.get(true.colour, 0) < 3:
                 counts[true.colour] = counts.get(true.colour, 0) + 1
