@@ -46,7 +46,7 @@ from vision.dicetreasure_read import (
     reserve_rect,
     space_centre,
 )
-from vision.mat_render import PlacedMat, ViewStyle, mat_raster, table_layout
+from vision.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 from vision.render import DIE_COLOURS, PIP_COLOURS, PIP_LAYOUT, DieSpec, SceneStyle, draw_die, place_dice
 
@@ -397,17 +397,9 @@ def render_table(
 
 
 def _finish(image: np.ndarray, rng: np.random.Generator, view: ViewStyle) -> np.ndarray:
-    h, w = image.shape[:2]
-    out = image.astype(np.float32)
-    a = math.radians(view.light_direction)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h)
-    out *= (1 - view.light / 2 + view.light * (ramp + 0.5))[:, :, None]
-    out = cv2.GaussianBlur(out, (0, 0), view.blur)
-    out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(view.noise)
-    result = np.clip(out, 0, 255).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(view.jpeg or 90)])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else result
+    # Always a JPEG: the tables are seen through a compressed stream.
+    return finish_frame(image, rng, light=view.light, light_direction=view.light_direction, blur=view.blur,
+                        noise=view.noise, jpeg=view.jpeg or 90)
 
 
 # --- seeded engine states -----------------------------------------------------------------------------------

@@ -322,20 +322,29 @@ def _cover(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> Non
 
 
 def _finish(image: np.ndarray, rng: np.random.Generator, view: ViewStyle) -> np.ndarray:
+    return finish_frame(image, rng, light=view.light, light_direction=view.light_direction, blur=view.blur,
+                        noise=view.noise, jpeg=view.jpeg)
+
+
+def finish_frame(image: np.ndarray, rng: np.random.Generator, *, light: float, light_direction: float, blur: float,
+                 noise: float, jpeg: float | None) -> np.ndarray:
+    """What the camera adds to a drawn table, the same for every game's renderer: a lighting gradient of
+    strength ``light`` from ``light_direction`` (degrees), a Gaussian blur, sensor noise (grey levels) and JPEG
+    compression (quality; None: none). ``image`` may be float; the frame returned is 8-bit BGR."""
     h, w = image.shape[:2]
     out = image.astype(np.float32)
-    if view.light > 0:
-        a = math.radians(view.light_direction)
+    if light > 0:
+        a = math.radians(light_direction)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h)
-        out *= (1 - view.light / 2 + view.light * (ramp + 0.5))[:, :, None]
-    if view.blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), view.blur)
-    if view.noise > 0:
-        out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(view.noise)
+        out *= (1 - light / 2 + light * (ramp + 0.5))[:, :, None]
+    if blur > 0:
+        out = cv2.GaussianBlur(out, (0, 0), blur)
+    if noise > 0:
+        out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(noise)
     result = np.clip(out, 0, 255).astype(np.uint8)
-    if view.jpeg is not None:
-        ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(view.jpeg)])
+    if jpeg is not None:
+        ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg)])
         if ok:
             result = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return result

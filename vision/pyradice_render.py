@@ -31,7 +31,7 @@ from engine.pyradice import PyradiceGame, PyradiceState
 from engine.pyradice.pyramid import SLOTS, Slot
 from engine.pyradice.quarry import LAYOUTS, Position
 from engine.pyradice.state import Phase
-from vision.mat_render import PlacedMat, ViewStyle, mat_raster, random_view, table_layout
+from vision.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, random_view, table_layout
 from vision.mats import NOMINAL_MM, Mat, mats
 from vision.render import DIE_COLOURS, PIP_COLOURS, SIDE_RING, face_texture
 
@@ -626,23 +626,9 @@ def _surface(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
 
 
 def _finish(frame: np.ndarray, rng: np.random.Generator, view: ViewStyle, style: TableStyle) -> np.ndarray:
-    h, w = frame.shape[:2]
     out = frame * np.array([1 / style.white, 1.0, style.white], np.float32) * np.float32(style.exposure)
-    if view.light > 0:
-        a = math.radians(view.light_direction)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h)
-        out *= (1 - view.light / 2 + view.light * (ramp + 0.5))[:, :, None]
-    if view.blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), view.blur)
-    if view.noise > 0:
-        out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(view.noise)
-    result = np.clip(out, 0, 255).astype(np.uint8)
-    if view.jpeg is not None:
-        ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(view.jpeg)])
-        if ok:
-            result = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return result
+    return finish_frame(out, rng, light=view.light, light_direction=view.light_direction, blur=view.blur,
+                        noise=view.noise, jpeg=view.jpeg)
 
 
 def render_seeded(seed: int, players: int = 2, turns: int = 10, size: tuple[int, int] = (1280, 960),

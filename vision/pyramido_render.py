@@ -32,7 +32,7 @@ import numpy as np
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
 from engine.pyramido.game import Place  # the one engine name used here that the package does not re-export
-from vision.mat_render import PlacedMat, mat_raster, table_layout
+from vision.mat_render import PlacedMat, finish_frame, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 
 Cell = tuple[int, int]
@@ -559,23 +559,8 @@ def _table_surface(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarra
 
 
 def _finish(image: np.ndarray, rng: np.random.Generator, table: PyramidoTable) -> np.ndarray:
-    h, w = image.shape[:2]
-    out = image.astype(np.float32)
-    if table.light > 0:
-        a = math.radians(table.light_direction)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        ramp = ((xx - w / 2) * math.cos(a) + (yy - h / 2) * math.sin(a)) / max(w, h)
-        out *= (1 - table.light / 2 + table.light * (ramp + 0.5))[:, :, None]
-    if table.blur > 0:
-        out = cv2.GaussianBlur(out, (0, 0), table.blur)
-    if table.noise > 0:
-        out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(table.noise)
-    result = np.clip(out, 0, 255).astype(np.uint8)
-    if table.jpeg is not None:
-        ok, buf = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, int(table.jpeg)])
-        if ok:
-            result = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return result
+    return finish_frame(image, rng, light=table.light, light_direction=table.light_direction, blur=table.blur,
+                        noise=table.noise, jpeg=table.jpeg)
 
 
 def render(table: PyramidoTable, state: PyramidoState, rng: np.random.Generator, *, hand: int | None = None,
