@@ -500,11 +500,16 @@ class GameSession:
     # --- what everyone sees ------------------------------------------------------------------
     def leds(self) -> dict[str, str]:
         """READY: on when tracking a still table, blinking while waiting for it to be still; ATTENTION: on
-        when something needs the players (illegal, unsure, camera lost, pairing asked)."""
-        attention = bool(self.table.problems or self.warnings or self.camera.get("status") == "lost")
-        attention = attention or self.pairing_waiting()
+        when something needs the players (illegal, unsure, camera lost), blinking while a browser asks to pair
+        (so that someone at the device sees the request even when no page is paired yet)."""
+        if self.pairing_waiting():
+            attention = "blink"
+        elif self.table.problems or self.warnings or self.camera.get("status") == "lost":
+            attention = "on"
+        else:
+            attention = "off"
         ready = ("on" if self.tracking == "still" else "blink") if self.camera.get("status") in ("ok",) else "off"
-        return {"ready": ready, "attention": "on" if attention else "off"}
+        return {"ready": ready, "attention": attention}
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:

@@ -135,8 +135,9 @@ def test_pairing_needs_confirm_within_the_timeout(session: GameSession) -> None:
     session.clock = lambda: now[0]
     session.ask_pairing("t1")
     assert session.pairing_status("t1") == "waiting"
+    assert session.leds()["attention"] == "blink"  # a request waits: seen at the device
     assert session.press("confirm") == "paired a browser"
-    assert session.pairing_status("t1") == "approved"
+    assert session.pairing_status("t1") == "approved" and session.leds()["attention"] == "off"
     session.ask_pairing("t2")
     now[0] += 31
     assert session.press("confirm") != "paired a browser"
