@@ -33,7 +33,7 @@ from engine.pyradice.quarry import LAYOUTS, Position
 from engine.pyradice.state import Phase
 from vision.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, random_view, table_layout
 from vision.mats import NOMINAL_MM, Mat, mats
-from vision.render import DIE_COLOURS, PIP_COLOURS, SIDE_RING, face_texture
+from vision.render import DIE_COLOURS, PIP_COLOURS, SIDE_RING, blend_quad, face_texture
 
 BGR = tuple[int, int, int]
 
@@ -206,26 +206,6 @@ def make_camera(view: ViewStyle, corners: np.ndarray, size: tuple[int, int], hei
 
 # --- drawing --------------------------------------------------------------------------------------------
 
-def _blend_quad(image: np.ndarray, texture: np.ndarray, quad: np.ndarray, shade: float) -> None:
-    """Warp ``texture`` (square, float32) onto the convex quad (frame pixels, texture corner order), in place."""
-    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
-    h, w = image.shape[:2]
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-    if x1 <= x0 or y1 <= y0:
-        return
-    n = texture.shape[0] - 1
-    src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-    dst = (quad - [x0, y0]).astype(np.float32)
-    m = cv2.getPerspectiveTransform(src, dst)
-    warped = cv2.warpPerspective(texture * np.float32(shade), m,
-                                 (x1 - x0, y1 - y0), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
-    cv2.fillConvexPoly(mask, np.round(dst * 16).astype(np.int32), 1.0, cv2.LINE_AA, shift=4)
-    roi = image[y0:y1, x0:x1]
-    roi[:] = roi * (1 - mask[..., None]) + warped * mask[..., None]
-
-
 def _shade_polygon(image: np.ndarray, polygon: np.ndarray, strength: float, blur: float) -> None:
     """Darken the frame under ``polygon`` (pixels) softly: a shadow."""
     x0, y0 = np.floor(polygon.min(axis=0) - 3 * blur - 2).astype(int)
@@ -310,7 +290,7 @@ def _draw_cube(image: np.ndarray, cube: _Cube, to_table: np.ndarray, camera: Cam
             tex = face_texture(value, (body[0], body[1], body[2]), cube.pips)
             tex = np.ascontiguousarray(np.rot90(tex, turns))
             textures[key] = tex
-        _blend_quad(image, tex, quad, shade)
+        blend_quad(image, tex, quad, shade)
     return top_quad
 
 
