@@ -116,3 +116,25 @@ def test_bad_targets_and_images_are_refused_clearly() -> None:
         crop_die(np.zeros((5, 5, 2), np.uint8), (0.0, 0.0, 5.0, 5.0))
     # Off the edge of the image is fine: the border repeats.
     assert crop_die(image, DieCandidate((-5.0, 60.0), 20.0, 30.0, 1.0)).shape == (32, 32, 3)
+
+
+def test_one_conversion_for_every_stage_keeps_a_16_bit_frame_as_bright_as_it_is() -> None:
+    # Issue 25: the detector had its own conversion, which clipped a 16-bit frame to almost white (mean 252)
+    # where the crop rule kept its top 8 bits (mean 116). Both stages now use the one in vision.crop.
+    import vision.detect
+    import vision.faces
+    import vision.recognize
+
+    assert vision.detect.as_bgr is as_bgr and vision.recognize.as_bgr is as_bgr
+    deep = np.full((20, 30), 116 * 256 + 40, np.uint16)
+    assert float(as_bgr(deep).mean()) == 116.0
+    assert float(as_bgr(deep.astype(np.float32) / 65535.0).mean()) == pytest.approx(116.0, abs=1.0)
+    with pytest.raises(ValueError, match="expected a numeric image"):
+        as_bgr(np.zeros((4, 4), bool))
+    # The pip layout is the runtime's: the reader needs nothing of the renderer.
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(vision.faces.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "vision.render" not in imported and "vision.types" in imported

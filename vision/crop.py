@@ -30,28 +30,46 @@ CROP_MARGIN = 0.25
 Box = tuple[float, float, float, float]
 
 
+class ImageInputError(ValueError):
+    """What was handed to a vision stage as an image is not one (wrong type, shape or dtype, or empty)."""
+
+
 def as_bgr(image: np.ndarray) -> np.ndarray:
-    """The image as 8-bit 3-channel BGR (grey and BGRA accepted; 16-bit scaled down)."""
-    if not isinstance(image, np.ndarray) or image.size == 0:
-        raise ValueError("image is empty")
+    """The image as contiguous 8-bit 3-channel BGR: the one conversion every vision stage uses.
+
+    Grey (2-D or one channel) is replicated, BGRA loses alpha, 16-bit keeps its top 8 bits (a camera's
+    16-bit frame is the same picture, not 256 times brighter), float in 0..1 is scaled to 0..255 (other
+    floats and integers are clipped into 0..255). Raises :class:`ImageInputError` for anything that is not
+    a non-empty numeric array of shape HxW, HxWx1, HxWx3 or HxWx4.
+    """
+    if not isinstance(image, np.ndarray):
+        raise ImageInputError(f"expected a numpy image array, got {type(image).__name__}")
+    if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
+        raise ImageInputError(
+            f"expected an image of shape HxW, HxWx3 or HxWx4, got shape {image.shape}: neither grey, BGR nor BGRA"
+        )
+    if image.size == 0:
+        raise ImageInputError("expected an image, got an empty array")
+    if image.dtype == np.bool_ or not np.issubdtype(image.dtype, np.number) or np.issubdtype(
+        image.dtype, np.complexfloating
+    ):
+        raise ImageInputError(f"expected a numeric image, got dtype {image.dtype}")
     if image.dtype == np.uint16:
         image = (image >> 8).astype(np.uint8)
     elif image.dtype != np.uint8:
         if np.issubdtype(image.dtype, np.floating):
-            peak = float(np.nanmax(image)) if image.size else 1.0
-            scale = 255.0 if peak <= 1.0 else 1.0
-            image = np.clip(np.nan_to_num(image) * scale, 0, 255).astype(np.uint8)
+            clean = np.nan_to_num(image.astype(np.float64))
+            scale = 255.0 if float(clean.max()) <= 1.0 else 1.0
+            image = np.clip(clean * scale, 0, 255).astype(np.uint8)
         else:
             image = np.clip(image, 0, 255).astype(np.uint8)
+    if image.ndim == 3 and image.shape[2] == 1:
+        image = image[:, :, 0]
     if image.ndim == 2:
         return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.ndim == 3 and image.shape[2] == 1:
-        return cv2.cvtColor(image[:, :, 0], cv2.COLOR_GRAY2BGR)
-    if image.ndim == 3 and image.shape[2] == 4:
+    if image.shape[2] == 4:
         return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    if image.ndim == 3 and image.shape[2] == 3:
-        return image
-    raise ValueError(f"image of shape {image.shape} is neither grey, BGR nor BGRA")
+    return np.ascontiguousarray(image)
 
 
 def _geometry(target: DieCandidate | Sequence[float], margin: float) -> tuple[float, float, float, float, float]:

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from models import MODELS_DIR
-from vision.crop import folded_angle, folded_edges, side_from_box
+from vision.crop import ImageInputError, as_bgr, folded_angle, folded_edges, side_from_box
 from vision.modelcard import ModelCard, load_model
 from vision.types import DieCandidate
 
@@ -54,31 +54,9 @@ SIDE_MAX_LOG_CHANGE = 0.4
 EDGE_PATCH = 32
 
 
-class DetectorInputError(ValueError):
-    """The image given to the detector is not an image (wrong type, shape or dtype)."""
-
-
-def as_bgr(image: np.ndarray) -> np.ndarray:
-    """A uint8 BGR view of ``image``: grey (2-D or one channel) is replicated, BGRA loses alpha.
-
-    Raises :class:`DetectorInputError` for anything that is not a 2-D or 3-D array of 1, 3 or 4
-    channels; other numeric dtypes are clipped into 0..255.
-    """
-    if not isinstance(image, np.ndarray):
-        raise DetectorInputError(f"expected a numpy image array, got {type(image).__name__}")
-    if image.ndim == 3 and image.shape[2] == 1:
-        image = image[:, :, 0]
-    if image.ndim == 2:
-        image = np.repeat(image[:, :, None], 3, axis=2)
-    elif image.ndim != 3 or image.shape[2] not in (3, 4):
-        raise DetectorInputError(f"expected an image of shape HxW, HxWx3 or HxWx4, got shape {image.shape}")
-    if image.shape[2] == 4:
-        image = image[:, :, :3]
-    if image.dtype != np.uint8:
-        if not np.issubdtype(image.dtype, np.number) or np.issubdtype(image.dtype, np.complexfloating):
-            raise DetectorInputError(f"expected a numeric image, got dtype {image.dtype}")
-        image = np.clip(np.nan_to_num(image.astype(np.float64)), 0, 255).astype(np.uint8)
-    return np.ascontiguousarray(image)
+#: The error for something that is not an image: the one of :func:`vision.crop.as_bgr`, which every stage shares
+#: (the detector kept its own conversion until issue 25; a 16-bit frame then read 256 times too bright here).
+DetectorInputError = ImageInputError
 
 
 def letterbox(image_bgr: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
@@ -288,6 +266,8 @@ class DiceDetector:
         Returns [] for an empty array, a frame too small to hold a die, or a flat (black, white, grey)
         frame; raises :class:`DetectorInputError` (a ValueError) for something that is not an image.
         """
+        if isinstance(image_bgr, np.ndarray) and image_bgr.size == 0 and image_bgr.ndim in (2, 3):
+            return []
         image = as_bgr(image_bgr)
         h, w = image.shape[:2]
         if min(h, w) < 8:

@@ -25,7 +25,7 @@ import numpy as np
 
 from models import MODELS_DIR
 from vision.modelcard import ModelCard, load_model
-from vision.render import PIP_LAYOUT  # the layout the renderer draws: one definition for both
+from vision.types import PIP_LAYOUT  # the layout the renderer draws: one definition, in the runtime
 
 MODEL_NAME = "dice-face"
 #: Below this top probability the model's answer is not trusted on its own. Chosen on the tune fold with three

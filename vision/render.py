@@ -20,6 +20,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from vision.types import PIP_LAYOUT  # the runtime owns the layout; re-exported here for the renderers
+
 BGR = tuple[int, int, int]
 
 #: Die body colours (BGR) by name; the Pyradice four first. Pip colours are chosen to contrast.
@@ -43,15 +45,6 @@ PIP_COLOURS: dict[str, BGR] = {
     "gold": (40, 180, 220),
 }
 
-#: Pip centres on a unit face (0..1), for faces 1..6.
-PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
-    1: ((0.5, 0.5),),
-    2: ((0.25, 0.25), (0.75, 0.75)),
-    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
-    4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
-    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
-    6: ((0.25, 0.22), (0.25, 0.5), (0.25, 0.78), (0.75, 0.22), (0.75, 0.5), (0.75, 0.78)),
-}
 #: For a top face v, the four faces around it in order (a right-handed die); opposite faces sum to 7.
 SIDE_RING: dict[int, tuple[int, int, int, int]] = {
     1: (2, 3, 5, 4),
