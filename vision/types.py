@@ -61,6 +61,11 @@ class DieReading:
     lab: tuple[float, float, float] = (0.0, 0.0, 0.0)
     pips: int | None = None
     detector_score: float = 1.0
+    #: The face probabilities of 1..6 the value was decided on (after the second look): what
+    #: :func:`vision.fuse.fuse_frames` averages over several still frames. Empty when not known.
+    probabilities: tuple[float, ...] = ()
+    #: The face model's probability that the crop is not a die (0 when the model has no such label).
+    not_die: float = 0.0
 
     def to_json(self) -> dict[str, object]:
         return {
