@@ -49,6 +49,7 @@ from engine.pyradice.state import (
     Place,
     PlayerState,
     PyradiceState,
+    Reveal,
     Roll,
     RollOff,
     Skill,
@@ -210,7 +211,10 @@ class PyradiceGame(Game[PyradiceState, Action]):
             return []
         phase = state.phase
         if phase is _TAKE:
-            out: list[Action] = list(map(TAKES.__getitem__, state.quarry.available()))  # all positions interned
+            quarry = state.quarry
+            # all positions interned; a die not seen yet (camera set-up) cannot be taken
+            out: list[Action] = list(map(TAKES.__getitem__, quarry.known_available() if quarry.unknown
+                                         else quarry.available()))
             if state.players[state.turn].reserve is not None:
                 out.append(USE_RESERVE)
             return out
@@ -234,7 +238,8 @@ class PyradiceGame(Game[PyradiceState, Action]):
         # Cheaper than listing: every skill but B3 has targets (a die on level >= 2 has two dice under it),
         # and the quarry never runs out of available dice (RULES.md 1.2 invariant, PY8 supply).
         for code in usable_codes(state.board.skills, level):
-            if code != "B3" or (reserve is None and state.quarry._available_mask):
+            if code != "B3" or (reserve is None and (state.quarry.known_available() if state.quarry.unknown
+                                                      else state.quarry._available_mask)):
                 return True
         return False
 
@@ -364,6 +369,22 @@ class PyradiceGame(Game[PyradiceState, Action]):
             changes = {"players": players, "quarry": effect.quarry, "phase": _ROLL, "pending": effect.pending}
             return self._with(state, changes)
         return self._end_turn(state, {"players": players, "quarry": effect.quarry})
+
+    def _reveal(self, state: PyradiceState, action: Reveal) -> PyradiceState:
+        """A quarry die seen for the first time: its value enters the game (chance observed, not a step)."""
+        die = action.die
+        if not isinstance(die, Die) or die.colour not in COLOURS:
+            raise InvalidActionError(f"{action}: a quarry die is one of {', '.join(COLOURS)} with a face 1..6")
+        quarry = state.quarry.reveal(action.position, die)
+        limit = DICE_PER_COLOUR * state.quarry.boxes
+        if _colour_count(state, die.colour) + 1 > limit:
+            raise IllegalActionError(f"{action}: that would be {_colour_count(state, die.colour) + 1} {die.colour} "
+                                     f"dice on the table; the box{'es have' if limit > 12 else ' has'} {limit}")
+        return self._with(state, {"quarry": quarry})
+
+    def reveals_needed(self, state: PyradiceState) -> list[Position]:
+        """Quarry dice whose top is uncovered but whose value the game does not know yet (a camera table)."""
+        return state.quarry.to_reveal() if state.quarry.unknown else []
 
     def _roll(self, state: PyradiceState, action: Roll) -> PyradiceState:
         if state.phase is not _ROLL:
@@ -571,8 +592,19 @@ _STEPS: dict[type, Callable[[PyradiceGame, PyradiceState, Any], PyradiceState]] 
     Pass: PyradiceGame._skill,
     RollOff: PyradiceGame._roll_off,
     Roll: PyradiceGame._roll,
+    Reveal: PyradiceGame._reveal,
 }
-_CHANCE_STEPS = (PyradiceGame._roll_off, PyradiceGame._roll)
+#: Steps that chance takes (a reveal is an observation, possible while a roll is awaited too).
+_CHANCE_STEPS = (PyradiceGame._roll_off, PyradiceGame._roll, PyradiceGame._reveal)
+
+
+def _colour_count(state: PyradiceState, colour: str | None) -> int:
+    """Known dice of ``colour`` on the table: quarry, pyramids, reserves and the hand."""
+    n = sum(d.colour == colour for d in state.quarry.dice.values())
+    for p in state.players:
+        n += sum(d.colour == colour for d in p.pyramid.values())
+        n += p.reserve is not None and p.reserve.colour == colour
+    return n + (state.hand is not None and state.hand.colour == colour)
 
 
 def _player(
@@ -698,6 +730,8 @@ def parse_action(text: str) -> Action:
         return place(_parse_slot(rest[0], text))
     if low == "pass" and not rest:
         return PASS
+    if low == "reveal" and len(rest) == 2:
+        return Reveal(_parse_position(rest[0], text), Die.parse(rest[1]))
     code = head.upper()
     if code in SKILLS and code != "B6":
         slots: list[pyr.Slot] = []

@@ -10,15 +10,29 @@ skill action carrying the observed value) for the action sequences whose result 
 - several different outcomes fit (say the quarry was not observed and two equal dice were available):
   :class:`AmbiguousActionError` listing them, so the players can say which;
 - nothing fits: :class:`IllegalActionError` naming what changed and why no legal turn does that.
+
+The camera's knowledge is partial: a slot or quarry position read in doubt is named in the observation
+(``unsure_slots``, ``quarry_unsure``) and left out of the match, so a turn is explained without it when
+that is unambiguous, and a die seen in the quarry whose value was not read is ``None``. A quarry die the
+game does not know yet (a table set up from the camera, :meth:`Quarry.seen_at_setup`) is learned when the
+observation first shows its top: a ``Reveal`` action is part of the explanation.
+
+:func:`explain` also says which skill outcomes were *inferred*: a skill whose only visible effect is one
+die of the pyramid showing another value, which a one-pip misread of that die would look exactly like.
+Such an outcome is never to be accepted silently: the table shows it and waits for the player's CONFIRM.
+A skill that changes two readings consistently (A4: a pyramid die and a quarry die exchanged; A5: two
+dice exchanged; B3: a quarry die moved to the reserve), all read sure, is the only explanation and is
+not inferred.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.dice import Die
-from engine.errors import AmbiguousActionError, IllegalActionError
+from engine.errors import AmbiguousActionError, GameError, IllegalActionError
 from engine.game import instance
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.game import PyradiceGame
@@ -29,7 +43,9 @@ from engine.pyradice.state import (
     Pass,
     Phase,
     Place,
+    PlayerState,
     PyradiceState,
+    Reveal,
     Roll,
     Skill,
     Take,
@@ -41,12 +57,34 @@ _GAME = instance(PyradiceGame)
 
 @dataclass(frozen=True)
 class Observation:
-    """What the camera saw after the turn: the mover's pyramid, and the quarry and reserve if seen."""
+    """What the camera saw after the turn: the mover's pyramid, and the quarry and reserve if seen.
+
+    ``quarry``: position -> die, or None for a die seen there whose value was not read (covered); positions
+    absent are empty. ``unsure_slots`` (of the mover's pyramid) and ``quarry_unsure`` (read in doubt, or not
+    seen at all, e.g. under a hand) are left out of the match. ``confidence``: how sure the reader was of
+    each die (slot or position -> 0..1), for the players' messages.
+    """
 
     pyramid: Mapping[pyr.Slot, Die]
-    quarry: Mapping[Position, Die] | None = None
+    quarry: Mapping[Position, Die | None] | None = None
     reserve: Die | None = None
     reserve_seen: bool = False
+    unsure_slots: frozenset[pyr.Slot] = frozenset()
+    quarry_unsure: frozenset[Position] = frozenset()
+    confidence: Mapping[object, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The actions that explain an observation, and the skill outcomes among them that were only inferred
+    from one die reading another value (each in words): those need the player's CONFIRM."""
+
+    actions: tuple[Action, ...]
+    inferred: tuple[str, ...] = ()
+
+    @property
+    def needs_confirm(self) -> bool:
+        return bool(self.inferred)
 
 
 def _dice_text(d: Die | None) -> str:
@@ -70,12 +108,37 @@ def describe_change(before: PyradiceState, seen: Observation) -> list[str]:
         if s not in pyr.SLOT_SET:
             out.append(f"a die at {s!r}, which is not a slot")
     if seen.quarry is not None:
-        q = before.quarry.dice
-        for p in sorted(set(q) | set(seen.quarry)):
-            a, b = q.get(p), seen.quarry.get(p)
-            if a != b:
-                out.append(f"quarry {position_text(p)}: {_dice_text(a)} -> {_dice_text(b)}")
+        q = before.quarry
+        for p in sorted(set(q.dice) | q.unknown | set(seen.quarry)):
+            if p in seen.quarry_unsure:
+                continue
+            was = "a die not seen yet" if p in q.unknown else _dice_text(q.dice.get(p))
+            if q.present(p) != (p in seen.quarry):
+                now = "a die" if seen.quarry.get(p) is None and p in seen.quarry else _dice_text(seen.quarry.get(p))
+                out.append(f"quarry {position_text(p)}: {was} -> {now}")
+            elif p in seen.quarry and seen.quarry[p] is not None and q.dice.get(p) != seen.quarry[p]:
+                out.append(f"quarry {position_text(p)}: {was} -> {_dice_text(seen.quarry[p])}")
     return out
+
+
+def board_changes(player: PlayerState, pyramid: Mapping[pyr.Slot, Die | None],
+                  unsure: frozenset[pyr.Slot] = frozenset()) -> list[str]:
+    """Another player's board as read against the game: each slot read sure that differs is a warning ("Ben's
+    2,1 changed: bumped?"), since no turn but its owner's changes a pyramid."""
+    out = []
+    for s in pyr.SLOTS:
+        if s in unsure or s not in pyramid:
+            continue
+        if pyramid[s] != player.pyramid.get(s):
+            out.append(f"{player.name}'s {pyr.slot_text(s)} changed: bumped?")
+    return out
+
+
+def unchanged(state: PyradiceState, seen: Observation) -> bool:
+    """Whether the observation shows the mover's table as the game has it (readings in doubt left out)."""
+    if state.phase in (Phase.OVER, Phase.ROLL_OFF):
+        return True
+    return _matches(state, state.turn, seen)
 
 
 def _expand(state: PyradiceState) -> list[Action]:
@@ -93,34 +156,91 @@ def _expand(state: PyradiceState) -> list[Action]:
 
 def _matches(state: PyradiceState, seat: int, seen: Observation) -> bool:
     p = state.players[seat]
-    if dict(p.pyramid) != dict(seen.pyramid):
+    if seen.unsure_slots:
+        if any(s not in seen.unsure_slots and p.pyramid.get(s) != seen.pyramid.get(s) for s in pyr.SLOTS):
+            return False
+        if any(s not in pyr.SLOT_SET for s in seen.pyramid):
+            return False
+    elif dict(p.pyramid) != dict(seen.pyramid):
         return False
-    if seen.quarry is not None and dict(state.quarry.dice) != dict(seen.quarry):
+    if seen.quarry is not None and not _quarry_matches(state, seen):
         return False
     return not (seen.reserve_seen and p.reserve != seen.reserve)
+
+
+def _quarry_matches(state: PyradiceState, seen: Observation) -> bool:
+    q, view = state.quarry, seen.quarry
+    assert view is not None
+    if not q.unknown and not seen.quarry_unsure and all(d is not None for d in view.values()):
+        return dict(q.dice) == dict(view)  # the whole quarry seen and known: the plain comparison
+    for p in q.geometry.positions:
+        if p in seen.quarry_unsure:
+            continue
+        if q.present(p) != (p in view):
+            return False
+        die = view.get(p)
+        if die is not None and q.dice.get(p) != die:
+            return False
+    return all(q.geometry.contains(p) for p in view)
+
+
+def _reveal_seen(state: PyradiceState, seen: Observation) -> list[tuple[PyradiceState, tuple[Action, ...]]]:
+    """``state`` with every unknown quarry die whose top is now uncovered learned from the observation: what the
+    observation shows there, or (a die swapped into the pyramid by skill A4 in the same turn) one of the dice
+    that changed in the mover's pyramid. Each way is one alternative; none when a die cannot be learned yet."""
+    if not state.quarry.unknown or seen.quarry is None:
+        return [(state, ())]
+    todo = [p for p in state.quarry.to_reveal() if seen.quarry.get(p) is not None and p not in seen.quarry_unsure]
+    if not todo:
+        return [(state, ())]
+    mine = state.mover.pyramid
+    swapped = [d for s, d in seen.pyramid.items() if s in mine and mine[s] != d and s not in seen.unsure_slots]
+    out: list[tuple[PyradiceState, tuple[Action, ...]]] = []
+    for dice in itertools.product(*[list(dict.fromkeys([seen.quarry[p], *swapped])) for p in todo]):
+        now, done = state, []
+        try:
+            for p, die in zip(todo, dice, strict=True):
+                assert die is not None
+                reveal = Reveal(p, die)
+                now = _GAME.apply(now, reveal)
+                done.append(reveal)
+        except GameError:
+            continue
+        out.append((now, tuple(done)))
+    return out
 
 
 def _search(
     state: PyradiceState, seat: int, seen: Observation, path: tuple[Action, ...], partial: bool
 ) -> Iterator[tuple[tuple[Action, ...], PyradiceState]]:
-    turn_over = state.phase is Phase.OVER or (state.turn != seat) or (path and state.phase is Phase.TAKE)
+    for known, revealed in _reveal_seen(state, seen):
+        yield from _search_known(known, seat, seen, (*path, *revealed), partial)
+
+
+def _search_known(
+    state: PyradiceState, seat: int, seen: Observation, path: tuple[Action, ...], partial: bool
+) -> Iterator[tuple[tuple[Action, ...], PyradiceState]]:
+    moved = any(not isinstance(a, Reveal) for a in path)
+    turn_over = state.phase is Phase.OVER or (state.turn != seat) or (moved and state.phase is Phase.TAKE)
     if turn_over or (partial and path):
         if _matches(state, seat, seen):
             yield path, state
         if turn_over:
             return
     me = state.players[seat]
-    new_slots = [s for s in seen.pyramid if s not in me.pyramid]
+    new_slots = [s for s in seen.pyramid if s not in me.pyramid and s not in seen.unsure_slots]
+    # An unsure slot that is empty in the game may be where the die went.
+    maybe = [s for s in seen.unsure_slots if s not in me.pyramid]
     for action in _expand(state):
         # Prune: the die acquired must be the die that appears in the one new slot (no skill can touch it).
         # (With ``partial`` and no new die yet, a take alone may be what was seen.)
         if isinstance(action, Take | UseReserve):
-            if len(new_slots) > 1 or (not new_slots and not partial):
+            if len(new_slots) > 1 or (not new_slots and not maybe and not partial):
                 continue
             die = state.quarry.dice.get(action.position) if isinstance(action, Take) else me.reserve
             if new_slots and die != seen.pyramid[new_slots[0]]:
                 continue
-        if isinstance(action, Place) and action.slot not in new_slots:
+        if isinstance(action, Place) and action.slot not in new_slots and action.slot not in maybe:
             continue
         yield from _search(_GAME.apply(state, action), seat, seen, (*path, action), partial)
 
@@ -134,8 +254,42 @@ def explain_turn(state: PyradiceState, seen: Observation, *, partial: bool = Fal
     """The actions of the mover's turn (from ``state``, usually at its start) that produce ``seen``.
 
     With ``partial=True`` the turn may still be under way: the shortest sequence that matches is
-    returned (e.g. take and place, with the skill decision still to come).
+    returned (e.g. take and place, with the skill decision still to come). :func:`explain` also says
+    which skill outcomes were only inferred.
     """
+    return explain(state, seen, partial=partial).actions
+
+
+def explain(state: PyradiceState, seen: Observation, *, partial: bool = False) -> Explanation:
+    """:func:`explain_turn` with the inferred skill outcomes named (see the module's docstring)."""
+    actions = _explain_actions(state, seen, partial)
+    return Explanation(actions, tuple(_inferred(state, actions, seen)))
+
+
+def _inferred(state: PyradiceState, actions: Sequence[Action], seen: Observation) -> Iterator[str]:
+    """The skill uses among ``actions`` that only one die reading another value shows (or that touch a
+    reading in doubt): a misread of that die would look the same."""
+    for action in actions:
+        after = _GAME.apply(state, action)
+        if isinstance(action, Skill):
+            before_p, after_p = state.mover.pyramid, after.players[state.turn].pyramid
+            changed = [s for s in pyr.SLOTS if before_p.get(s) != after_p.get(s)]
+            quarry_changed = [p for p in set(state.quarry.dice) | set(after.quarry.dice)
+                              if state.quarry.dice.get(p) != after.quarry.dice.get(p)]
+            reserve_changed = state.mover.reserve != after.players[state.turn].reserve
+            doubtful = [s for s in changed if s in seen.unsure_slots] + [
+                p for p in quarry_changed if p in seen.quarry_unsure]
+            one_value = (len(changed) == 1 and not quarry_changed and not reserve_changed
+                         and before_p[changed[0]].colour == after_p[changed[0]].colour)
+            if one_value or doubtful:
+                slot = changed[0] if changed else None
+                what = (f"{pyr.slot_text(slot)} now reads {after_p[slot]} (was {before_p[slot]})"
+                        if slot is not None and slot in before_p and slot in after_p else "a doubtful reading")
+                yield f"skill {action}: {what}; a misread would look the same"
+        state = after
+
+
+def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> tuple[Action, ...]:
     if state.phase is Phase.OVER:
         raise IllegalActionError("the game is over: no turn to explain")
     if state.phase is Phase.ROLL_OFF:
@@ -185,11 +339,12 @@ def _why_not(state: PyradiceState, seen: Observation, partial: bool) -> str:
             return f"{head}: {problem}"
         die = seen.pyramid[slot]
         if state.phase is Phase.TAKE:
-            sources = [position_text(p) for p in state.quarry.available() if state.quarry.dice[p] == die]
+            sources = [position_text(p) for p in state.quarry.available() if state.quarry.dice.get(p) == die]
             if me.reserve == die:
                 sources.append("the reserve")
             if not sources:
-                avail = ", ".join(f"{position_text(p)}={state.quarry.dice[p]}" for p in state.quarry.available())
+                avail = ", ".join(f"{position_text(p)}={state.quarry.dice.get(p, 'not seen yet')}"
+                                  for p in state.quarry.available())
                 return f"{head}: no available quarry die is {die} (available: {avail})"
         elif state.hand != die:
             return f"{head}: the die in hand is {state.hand}, but {die} was placed"

@@ -9,6 +9,11 @@ the top is covered when any die of the layer above rests on it, even partly; a s
 the orthogonal neighbour in the same layer is present. RULES.md shows this is the only reading that
 gives the rulebook's "only 4 choices" at the start, and that in any reachable quarry a covered die is
 never available (the tests check both).
+
+A quarry read from the camera may hold dice whose value is not known yet (``unknown``: present, covered at
+set-up, so never seen). Such a die takes part in availability like any other; its value enters the game as
+an observation when it is first seen (:meth:`Quarry.reveal`, the ``Reveal`` action), and until then it can
+be neither taken nor used by a skill. A simulated quarry knows every die (``unknown`` is empty).
 """
 
 from __future__ import annotations
@@ -149,6 +154,8 @@ class Quarry:
 
     boxes: int
     dice: dict[Position, Die]
+    #: Positions holding a die whose value is not known yet (never seen: covered since set-up).
+    unknown: frozenset[Position] = frozenset()
 
     # --- construction -------------------------------------------------------------------------
     @classmethod
@@ -177,32 +184,63 @@ class Quarry:
         return cls.full(players, [shared_die(rng.randint(1, 6), colour) for colour in pool[:size]])
 
     @classmethod
-    def from_layout(cls, players: int, dice: Mapping[Position, Die]) -> Quarry:
-        """A quarry as the camera saw it; positions off the board raise InvalidActionError."""
+    def from_layout(cls, players: int, dice: Mapping[Position, Die | None]) -> Quarry:
+        """A quarry as the camera saw it: position -> die, or None for a die seen there whose value is not
+        known (covered); positions off the board raise InvalidActionError."""
         geo = geometry(boxes_for(players))
         for pos in dice:
             if not geo.contains(pos):
                 raise InvalidActionError(f"quarry position {pos!r} is not on the {players}-player board")
-        return cls(geo.boxes, dict(dice))
+        known = {p: d for p, d in dice.items() if d is not None}
+        return cls(geo.boxes, known, frozenset(p for p, d in dice.items() if d is None))
+
+    @classmethod
+    def seen_at_setup(cls, players: int, tops: Mapping[Position, Die]) -> Quarry:
+        """A full quarry as the camera sees it at set-up: the dice whose top is uncovered are ``tops`` (every
+        one of them must be given), the covered ones unknown until they are uncovered and seen."""
+        geo = geometry(boxes_for(players))
+        covered = frozenset(p for p in geo.positions if geo.covers[p])
+        missing = [p for p in geo.positions if p not in covered and p not in tops]
+        if missing:
+            raise InvalidActionError(f"the uncovered quarry dice {positions_text(missing)} were not seen")
+        extra = [p for p in tops if p in covered or not geo.contains(p)]
+        if extra:
+            raise InvalidActionError(f"quarry positions {extra!r} are covered or off the board: their top is not seen")
+        return cls(geo.boxes, dict(tops), covered)
 
     # --- geometry and availability -------------------------------------------------------------
     @cached_property
     def geometry(self) -> Geometry:
         return geometry(self.boxes)
 
+    def present(self, pos: Position) -> bool:
+        """Whether a die lies at ``pos`` (known or not)."""
+        return pos in self.dice or pos in self.unknown
+
+    def covered(self, pos: Position) -> bool:
+        """Whether a die of the layer above rests on ``pos`` (its top cannot be seen)."""
+        return any(self.present(p) for p in self.geometry.covers.get(pos, ()))
+
+    def to_reveal(self) -> list[Position]:
+        """Unknown dice whose top is uncovered now: the camera sees them, and the game needs their value."""
+        return sorted(p for p in self.unknown if not self.covered(p))
+
     def visible_faces(self, pos: Position) -> int:
         """How many of the five counting faces of the die at ``pos`` are visible (0 if empty)."""
-        if pos not in self.dice:
+        if not self.present(pos):
             return 0
         geo = self.geometry
-        top = 0 if any(p in self.dice for p in geo.covers[pos]) else 1
-        return top + geo.edges[pos] + sum(p not in self.dice for p in geo.sides[pos])
+        top = 0 if self.covered(pos) else 1
+        return top + geo.edges[pos] + sum(not self.present(p) for p in geo.sides[pos])
 
     @cached_property
     def _filled(self) -> int:
         """The mask of filled positions on the board (see :class:`Geometry`)."""
         order = self.geometry.order
-        return sum(1 << order[p] for p in self.dice if p in order)
+        filled = sum(1 << order[p] for p in self.dice if p in order)
+        if self.unknown:
+            filled |= sum(1 << order[p] for p in self.unknown if p in order)
+        return filled
 
     @cached_property
     def _available_mask(self) -> int:
@@ -226,13 +264,21 @@ class Quarry:
         faces = self.geometry.faces.get(pos)
         return faces is not None and bool(self._available_mask & faces[0])
 
+    def known_available(self) -> list[Position]:
+        """Available positions whose die is known (only those can be taken or used by a skill)."""
+        if not self.unknown:
+            return list(self._available)
+        return [p for p in self._available if p not in self.unknown]
+
     def __len__(self) -> int:
-        return len(self.dice)
+        return len(self.dice) + len(self.unknown)
 
     # --- changes -----------------------------------------------------------------------------
     def _problem(self, pos: Position, what: str) -> IllegalActionError:
         if not self.geometry.contains(pos):
             return IllegalActionError(f"cannot {what} {pos!r}: not a position on this quarry board")
+        if pos in self.unknown:
+            return IllegalActionError(f"cannot {what} {position_text(pos)}: its die has not been seen yet")
         if pos not in self.dice:
             return IllegalActionError(f"cannot {what} {position_text(pos)}: that position is empty")
         return IllegalActionError(
@@ -248,6 +294,7 @@ class Quarry:
         new.__dict__.update(
             boxes=self.boxes,
             dice=dice,
+            unknown=self.unknown,
             geometry=self.geometry,
             _filled=filled,
             _available_mask=mask,
@@ -259,7 +306,7 @@ class Quarry:
         """The quarry after taking the available die at ``position`` (IllegalActionError otherwise)."""
         geo = self.geometry
         faces = geo.faces.get(position)
-        if faces is None or not self._available_mask & faces[0]:
+        if faces is None or not self._available_mask & faces[0] or (self.unknown and position in self.unknown):
             raise self._problem(position, "take")
         dice = self.dice.copy()
         del dice[position]
@@ -287,12 +334,27 @@ class Quarry:
 
     def replace(self, position: Position, die: Die) -> Quarry:
         """The quarry with the available die at ``position`` exchanged for ``die`` (skill A4)."""
-        if not self.is_available(position):
+        if not self.is_available(position) or position in self.unknown:
             raise self._problem(position, "swap with")
         dice = self.dice.copy()
         dice[position] = die
         # same shape, same availability
         return self._derived(dice, self._filled, self._available_mask, self._available)
+
+    def reveal(self, position: Position, die: Die) -> Quarry:
+        """The quarry with the unknown die at ``position`` now seen as ``die`` (its top must be uncovered)."""
+        if position not in self.unknown:
+            known = self.dice.get(position)
+            if known is not None:
+                raise IllegalActionError(f"quarry {position_text(position)} is already known: {known}")
+            raise IllegalActionError(f"quarry {position_text(position)} holds no unseen die")
+        if self.covered(position):
+            raise IllegalActionError(f"quarry {position_text(position)} is still covered: its top cannot be seen")
+        dice = self.dice.copy()
+        dice[position] = die
+        new = self._derived(dice, self._filled, self._available_mask, self._available)
+        new.__dict__["unknown"] = self.unknown - {position}
+        return new
 
     # --- consistency (for states read from the camera or JSON) ----------------------------------
     def defects(self) -> list[str]:
@@ -301,11 +363,14 @@ class Quarry:
         if self.boxes not in LAYOUTS:
             return [f"quarry boxes={self.boxes!r} is not 1 (2 players) or 2 (3-4 players)"]
         geo = geometry(self.boxes)
-        for pos in self.dice:
+        both = sorted(set(self.dice) & self.unknown)
+        if both:
+            out.append(f"quarry positions {positions_text(both)} are both known and unknown")
+        for pos in [*self.dice, *sorted(self.unknown)]:
             if not geo.contains(pos):
                 out.append(f"quarry position {pos!r} is not on the board")
                 continue
-            missing = [p for p in geo.supports[pos] if p not in self.dice]
+            missing = [p for p in geo.supports[pos] if not self.present(p)]
             if missing:
                 out.append(
                     f"quarry die at {position_text(pos)} floats: nothing under it at "

@@ -110,10 +110,10 @@ def legal_uses(
     if code in _PLAIN:
         return list(map(_PLAIN[code].__getitem__, targets))
     if code == "B3":
-        return list(map(_RESERVE.__getitem__, quarry.available())) if reserve is None else []
+        return list(map(_RESERVE.__getitem__, quarry.known_available())) if reserve is None else []
     out: list[Skill] = []
     if code == "A4":
-        avail = quarry.available()
+        avail = quarry.known_available()
         for t in targets:
             out.extend(map(_SWAP_QUARRY[t].__getitem__, avail))
         return out
@@ -126,7 +126,7 @@ def legal_uses(
             out.extend(map(_SWAP[a].__getitem__, targets[n + 1 :]))
         return out
     if code == "B5":
-        values = sorted({quarry.dice[p].value for p in quarry.available()})
+        values = sorted({quarry.dice[p].value for p in quarry.known_available()})
         for t in targets:
             out.extend(map(_COPY[t].__getitem__, values))
         return out
@@ -224,7 +224,7 @@ def apply_use(
         pyr[use.target], pyr[use.other] = other, target
     elif code == "B5":
         value = _value(use)
-        avail = quarry.available()
+        avail = quarry.known_available()
         if not any(quarry.dice[p].value == value for p in avail):
             seen = sorted({quarry.dice[p].value for p in avail})
             raise IllegalActionError(

@@ -2,8 +2,9 @@
 
 A turn is split into the steps the rulebook names, so each step is one small action the camera can see:
 ``Take`` a quarry die (or ``UseReserve``), ``Place`` it, then optionally one ``Skill`` (or ``Pass``).
-Chance enters as actions: ``RollOff`` (the first-player roll) and ``Roll`` (the outcome of skill A2 when
-it was not given with the skill).
+Chance enters as actions: ``RollOff`` (the first-player roll), ``Roll`` (the outcome of skill A2 when
+it was not given with the skill) and ``Reveal`` (a quarry die first seen when it is uncovered, at a table
+whose covered dice were not known at set-up).
 """
 
 from __future__ import annotations
@@ -189,7 +190,20 @@ class Roll:
         return f"roll {self.value}"
 
 
-Action = RollOff | Take | UseReserve | Place | Skill | Pass | Roll
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """Chance seen by the camera: the quarry die at ``position``, unknown until now, is ``die``. It is no step
+    of a turn (the phase and the mover stay); it is legal whenever that die's top is uncovered."""
+
+    position: Position
+    die: Die
+    kind: ClassVar[str] = "reveal"
+
+    def __str__(self) -> str:
+        return f"reveal {position_text(self.position)} {self.die}"
+
+
+Action = RollOff | Take | UseReserve | Place | Skill | Pass | Roll | Reveal
 
 PASS = Pass()
 USE_RESERVE = UseReserve()

@@ -28,6 +28,7 @@ from engine.pyradice.state import (
     Phase,
     Place,
     PyradiceState,
+    Reveal,
     Roll,
     RollOff,
     Skill,
@@ -114,6 +115,8 @@ def label(state: PyradiceState, action: Action) -> tuple[str, str]:
         return f"Roll-off: {' '.join(map(str, action.values))}", "chance"
     if isinstance(action, Roll):
         return f"The re-rolled die came up {action.value}", "chance"
+    if isinstance(action, Reveal):
+        return f"Quarry {position_text(action.position)} uncovered: {die_words(action.die)}", "chance"
     raise TypeError(f"{action!r} is not a Pyradice action")
 
 
@@ -156,8 +159,10 @@ def board_text(state: PyradiceState) -> str:
         lines.append("cards: " + ", ".join(f"{c.title} ({c.colour})" for c in state.cards))
     available = state.quarry.available()
     lines.append(
-        f"quarry: {len(state.quarry.dice)} dice, available: "
-        + (" ".join(f"{position_text(p)}={_cell(state.quarry.dice[p])}" for p in available) or "none")
+        f"quarry: {len(state.quarry)} dice"
+        + (f" ({len(state.quarry.unknown)} not seen yet)" if state.quarry.unknown else "") + ", available: "
+        + (" ".join(f"{position_text(p)}={_cell(state.quarry.dice.get(p)) if p in state.quarry.dice else '??'}"
+                    for p in available) or "none")
     )
     if state.hand is not None:
         lines.append(f"in hand: {die_words(state.hand)}")

@@ -1,0 +1,197 @@
+"""The engine changes the camera needs (issue 22): a quarry whose covered dice are unknown until first seen,
+readings in doubt left out of the match, and skill outcomes inferred from one changed die never accepted
+silently (the issue's one-pip misreads of older dice)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import AmbiguousActionError, IllegalActionError
+from engine.dice import Die
+from engine.errors import GameError
+from engine.pyradice import Observation, Phase, PyradiceGame, PyradiceState, Reveal, Skill, Take
+from engine.pyradice import pyramid as pyr
+from engine.pyradice.game import setup
+from engine.pyradice.observe import board_changes, explain
+from engine.pyradice.quarry import Position, Quarry
+from engine.simulate import play
+
+G = PyradiceGame()
+
+
+def _camera_quarry(state: PyradiceState) -> Quarry:
+    q = state.quarry
+    return Quarry.seen_at_setup(len(state.players), {p: d for p, d in q.dice.items() if not q.covered(p)})
+
+
+def _seen(after: PyradiceState, seat: int) -> Observation:
+    """What a perfect camera sees after a turn: covered quarry dice are present with no value."""
+    q = after.quarry
+    quarry: dict[Position, Die | None] = {p: (None if q.covered(p) else d) for p, d in q.dice.items()}
+    p = after.players[seat]
+    return Observation(p.pyramid, quarry, p.reserve, True)
+
+
+def test_a_quarry_seen_at_setup_knows_only_the_uncovered_dice() -> None:
+    true = G.initial_state(["ana", "ben"], seed=11)
+    q = _camera_quarry(true)
+    assert len(q) == 47 and len(q.dice) == 8 and len(q.unknown) == 39  # only the top layer is seen
+    assert q.available() == true.quarry.available()
+    assert q.to_reveal() == []  # every uncovered die was seen
+    covered = sorted(q.unknown)[0]
+    with pytest.raises(IllegalActionError, match="still covered"):
+        q.reveal(covered, Die(3, "white"))
+    with pytest.raises(GameError, match="were not seen"):
+        Quarry.seen_at_setup(2, {})
+
+
+def test_an_unknown_die_cannot_be_taken_until_it_is_revealed() -> None:
+    # Take the whole top layer away in the true game; the camera game learns each die as it is uncovered.
+    true = G.initial_state(["ana", "ben"], seed=5)
+    state = setup(["ana", "ben"], quarry=_camera_quarry(true), board=true.board, cards=true.cards, first="ana")
+    assert G.reveals_needed(state) == []
+    q = state.quarry
+    unknown_available = [p for p in q.available() if p in q.unknown]
+    assert not unknown_available  # at set-up every available die is uncovered, so seen
+    # a take that uncovers a die: its value must come from the camera before it can be used
+    pos = q.known_available()[0]
+    after = G.apply(G.apply(state, Take(pos)), G.legal_actions(G.apply(state, Take(pos)))[0])
+    for p in G.reveals_needed(after):
+        with pytest.raises(IllegalActionError, match="not been seen"):
+            after.quarry.remove(p)
+        die = true.quarry.dice[p]
+        revealed = G.apply(after, Reveal(p, die))
+        assert p not in revealed.quarry.unknown and revealed.phase is after.phase
+        assert G.parse_action(str(Reveal(p, die))) == Reveal(p, die)
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 21), (3, 22), (4, 23)])
+def test_a_whole_game_is_followed_from_a_camera_set_up(players: int, seed: int) -> None:
+    """The true game knows every die; the tracked one starts from what the camera saw at set-up and learns
+    each covered die from the observation of the turn that uncovers it. Both reach the same score sheet."""
+    playout = play(G, ["ana", "ben", "cleo", "dan"][:players], seed)
+    states = playout.states
+    first = next(i for i, s in enumerate(states) if s.phase is Phase.TAKE)
+    true0 = states[first]
+    tracked = setup(true0.players and [p.name for p in true0.players], quarry=_camera_quarry(true0),
+                    board=true0.board, cards=true0.cards, first=true0.players[true0.turn].name)
+    reveals = 0
+    i = first
+    while states[i].phase is not Phase.OVER:
+        before = states[i]
+        j = next(k for k in range(i + 1, len(states)) if states[k].phase is Phase.OVER or states[k].turn != before.turn)
+        for action in explain(tracked, _seen(states[j], before.turn)).actions:
+            reveals += isinstance(action, Reveal)
+            tracked = G.apply(tracked, action)
+        i = j
+    assert tracked.phase is Phase.OVER and reveals > 0
+    assert G.score(tracked) == G.score(states[-1])
+
+
+def _turns(seed: int, players: int = 2) -> list[tuple[PyradiceState, PyradiceState]]:
+    playout = play(G, ["ana", "ben", "cleo", "dan"][:players], seed)
+    states = playout.states
+    out = []
+    for i, s in enumerate(states):
+        if s.phase is Phase.TAKE and i + 1 < len(states):
+            j = next((k for k in range(i + 1, len(states)) if states[k].phase is Phase.OVER
+                      or states[k].turn != s.turn), None)
+            if j is not None:
+                out.append((s, states[j]))
+    return out
+
+
+def test_a_doubtful_slot_is_left_out_when_one_turn_still_fits() -> None:
+    for before, after in _turns(31)[4:12]:
+        seat = before.turn
+        now, was = after.players[seat].pyramid, before.players[seat].pyramid
+        placed = next(s for s in pyr.SLOTS if s in now and s not in was)
+        older = [s for s in before.players[seat].pyramid if s != placed]
+        unsure = frozenset(older[:1])
+        seen = Observation(after.players[seat].pyramid, dict(after.quarry.dice), after.players[seat].reserve, True,
+                           unsure_slots=unsure)
+        try:
+            found = explain(before, seen).actions
+        except AmbiguousActionError:
+            continue  # the doubtful die decides it: asked, never guessed
+        state = before
+        for a in found:
+            state = G.apply(state, a)
+        assert state.players[seat].pyramid == after.players[seat].pyramid
+
+
+def _misreads(count: int) -> list[tuple[PyradiceState, Observation]]:
+    """One-pip misreads of an older die (not the one placed, not one the skill changed), from seeded games."""
+    out: list[tuple[PyradiceState, Observation]] = []
+    seed = 100
+    while len(out) < count:
+        for n, (before, after) in enumerate(_turns(seed)):
+            seat = before.turn
+            mine, now = before.players[seat].pyramid, after.players[seat].pyramid
+            older = [s for s in pyr.SLOTS if s in mine and mine[s] == now.get(s)]
+            if not older:
+                continue
+            slot = older[(seed + n) % len(older)]
+            die = now[slot]
+            step = 1 if (seed + n) % 2 else -1
+            value = die.value + step if 1 <= die.value + step <= 6 else die.value - step
+            read = {**now, slot: Die(value, die.colour)}
+            out.append((before, Observation(read, dict(after.quarry.dice), after.players[seat].reserve, True)))
+            if len(out) == count:
+                break
+        seed += 1
+    return out
+
+
+def test_no_one_pip_misread_of_an_older_die_is_accepted_silently() -> None:
+    """The issue's measurement: 145 one-pip misreads of older dice; 17 were taken as skill uses before. Now each
+    is refused (no legal turn, or several) or shown as an inferred skill that waits for CONFIRM."""
+    cases = _misreads(145)
+    assert len(cases) == 145
+    outcomes = {"refused": 0, "ambiguous": 0, "confirm": 0, "silent": 0}
+    for before, seen in cases:
+        try:
+            found = explain(before, seen, partial=True)
+        except AmbiguousActionError:
+            outcomes["ambiguous"] += 1
+            continue
+        except IllegalActionError:
+            outcomes["refused"] += 1
+            continue
+        outcomes["confirm" if found.needs_confirm else "silent"] += 1
+    assert outcomes["silent"] == 0, outcomes
+    assert outcomes["confirm"] > 0  # skills that could produce the misread value are shown, not taken
+
+
+def test_a_sure_quarry_swap_is_not_inferred_but_a_value_change_is() -> None:
+    seen_kinds: set[str] = set()
+    for seed in range(40, 60):
+        for before, after in _turns(seed):
+            seat = before.turn
+            found = explain(before, Observation(after.players[seat].pyramid, dict(after.quarry.dice),
+                                                after.players[seat].reserve, True))
+            skills = [a for a in found.actions if isinstance(a, Skill)]
+            if not skills:
+                assert not found.inferred
+                continue
+            code = skills[0].code
+            if code in ("A4", "A5", "B3"):
+                assert not found.inferred, (code, found)
+                seen_kinds.add("sure")
+            elif code in ("B4", "A6", "A3", "B5", "A2"):
+                assert found.inferred and "misread" in found.inferred[0]
+                seen_kinds.add("inferred")
+        if seen_kinds == {"sure", "inferred"}:
+            break
+    assert seen_kinds == {"sure", "inferred"}
+
+
+def test_a_change_on_another_board_is_a_warning() -> None:
+    before, after = _turns(71)[6]
+    other = after.players[1 - before.turn]
+    slot = next(iter(other.pyramid))
+    die = other.pyramid[slot]
+    bumped = {**other.pyramid, slot: Die(7 - die.value, die.colour)}
+    assert board_changes(other, bumped) == [f"{other.name}'s {pyr.slot_text(slot)} changed: bumped?"]
+    assert board_changes(other, bumped, frozenset({slot})) == []
+    assert board_changes(other, dict(other.pyramid)) == []
