@@ -14,7 +14,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,8 @@ from device.hub import Hub
 from device.notify import Notifier
 from device.session import GameSession, SetupError
 from device.sources import Camera, Frame, FrameSource, ReplaySource
-from device.stability import StabilityFilter, StepResult, table_order
+from device.stability import StabilityFilter, StepResult, agrees, arrange_dice, table_order
+from device.tables import TableAdapter, live_table
 from engine.errors import GameError
 from vision.types import DieReading
 
@@ -89,19 +90,30 @@ def secret_key(state_dir: Path) -> bytes:
 
 @dataclass
 class Pipeline:
-    """Frame -> (inputs) -> stability filter -> session, without threads (the main loop and replays)."""
+    """Frame -> (inputs) -> stability filter -> session, without threads (the main loop and replays).
+
+    Paša's dice are read by ``reader``; a board game's pieces by the reader its table adapter makes
+    (``reader_for``), with the adapter's own test of two readings agreeing, made again for each new game."""
 
     session: GameSession
     filter: StabilityFilter
     reader: Reader
     hub: Hub
-    #: Replays only: when the device asks about a die the recording's truth shows plainly (flat, sure),
-    #: the "players" answer from that truth, as people at the table would on the page. Counted.
+    #: Replays only: when the device asks about what it read, the "players" answer from the recording's
+    #: truth, as people at the table would on the page: a die the truth shows plainly (flat, sure) is
+    #: entered as it lies; a board game's question is answered by taking the recording's next true action
+    #: (``expected_actions``). Counted in ``answers``.
     players_answer: bool = False
     answers: int = 0
+    expected_actions: Sequence[str] = ()
     #: The game a recording's scripted inputs (presses, corrections) belong to; None: whatever game runs.
     #: The demo sets it, so that a game the players start while it runs is theirs alone.
     script_game: int | None = None
+    #: A board game's reader, from its adapter (``TableAdapter.frame_reader`` on the table's section, or
+    #: the truth). None: every game is read by ``reader``.
+    reader_for: Callable[[TableAdapter], Reader] | None = None
+    _adapter: TableAdapter | None = None
+    _board_reader: Reader | None = None
 
     def scripted(self) -> bool:
         record = self.session.record
@@ -124,23 +136,90 @@ class Pipeline:
         except (GameError, SessionError) as exc:
             self.session.warn(str(exc))
 
+    def current_reader(self) -> Reader:
+        """The reader of the running game's pieces (made, with the filter's agreement test, per new game)."""
+        adapter = self.session.adapter
+        if self.reader_for is None or adapter is None or adapter.reads_dice_tray:
+            if self._adapter is not None:  # back to dice after a board game
+                self._adapter = self._board_reader = None
+                self.filter.same, self.filter.arrange = agrees, arrange_dice
+            return self.reader
+        if adapter is not self._adapter:
+            self._adapter = adapter
+            self.filter.same, self.filter.arrange = adapter.readings_agree, adapter.arrange
+            try:
+                self._board_reader = self.reader_for(adapter)
+            except SessionError as exc:  # the game cannot be read here: said once, played on the page
+                self.session.warn(str(exc))
+                self._board_reader = _read_nothing
+        assert self._board_reader is not None
+        return self._board_reader
+
     def process(self, frame: Frame, inputs: Sequence[dict[str, Any]] = ()) -> StepResult:
         self.session.frame_ref = frame.index
         for item in inputs if self.scripted() else ():
             self.apply_input(item)
-        result = self.filter.step(frame.image, read=lambda: self.reader(frame))
+        reader = self.current_reader()
+        result = self.filter.step(frame.image, read=lambda: reader(frame))
         if result.tracking != "bad":
             self.session.set_tracking(result.tracking)
             if frame.image is not None:
-                self.hub.put_frame(frame.image, result.readings or ())
+                dice = result.readings if reader is self.reader else ()  # the overlay draws dice only
+                self.hub.put_frame(frame.image, dice or ())
         if result.settled is not None:
             self.session.on_settled(result.settled.dice, result.settled.moved)
-            if self.players_answer and self.session.table.pending and frame.truth:
-                truth = tuple(frame.truth)
-                if not any(d.unsure or d.cocked for d in truth):  # doubts the recording scripts answers for
-                    self.answers += 1
-                    self.session.on_settled(table_order(truth), self.session.table.moved, origin="players")
+            if self.players_answer and self.session.table.pending:
+                self._players_answer(frame)
         return result
+
+    def _players_answer(self, frame: Frame) -> None:
+        adapter = self.session.adapter
+        if adapter is not None and adapter.reads_dice_tray:
+            truth = tuple(frame.truth or ())
+            if truth and not any(d.unsure or d.cocked for d in truth):  # doubts the recording scripts answers for
+                self.answers += 1
+                self.session.on_settled(table_order(truth), self.session.table.moved, origin="players")
+            return
+        # A turn is a few actions at most (take, place, a skill); the players answer again only while each
+        # answer leads the device to a new question (the same question again: the reading itself is wrong,
+        # and the next still table is read afresh).
+        for _ in range(4):
+            done = len(self.session.history)
+            if done >= len(self.expected_actions):
+                return
+            asked = list(self.session.table.problems)
+            self.answers += 1
+            try:
+                if not self.session.answer(self.expected_actions[done]):
+                    return
+            except (GameError, SessionError) as exc:  # the record drifted: the replay will not match
+                self.session.warn(str(exc))
+                return
+            if self.session.table.problems == asked:
+                return
+
+
+def true_actions(expected: Mapping[str, Any]) -> tuple[str, ...]:
+    """A recording's true actions, as texts (what its "players" answer the device's questions with)."""
+    actions = expected.get("actions", ())
+    return tuple(str(a) for a in actions) if isinstance(actions, list) else ()
+
+
+def _read_nothing(frame: Frame) -> Sequence[Any]:
+    return ()
+
+
+def board_reader_for(table: Mapping[str, Any], *, truth: bool) -> Callable[[TableAdapter], Reader]:
+    """How a pipeline reads a board game: the adapter's reader of the camera frame for ``table``, or (``truth``)
+    its readings of a recorded frame's truth."""
+
+    def make(adapter: TableAdapter) -> Reader:
+        if truth:
+            return lambda frame: adapter.truth_readings(frame.truth)
+        read = adapter.frame_reader(table)
+        return lambda frame: read(frame.image) if frame.image is not None else ()
+
+    return make
 
 
 class Appliance:
@@ -176,6 +255,8 @@ class Appliance:
             reader,
             self.hub,
             players_answer=isinstance(source, ReplaySource),  # the demo: nobody at the table to answer
+            reader_for=self._board_reader(source, truth=reader is truth_reader),
+            expected_actions=true_actions(source.recording.expected) if isinstance(source, ReplaySource) else (),
         )
         self.camera: Camera | None = None
         if source is not None:
@@ -190,6 +271,18 @@ class Appliance:
             self.session.set_camera("starting", f"opening {source.name}", source=source.name)
         else:
             self.session.set_camera("none", "no camera: offline scorekeeper", source=None)
+
+    def _board_reader(self, source: FrameSource | None, *, truth: bool) -> Callable[[TableAdapter], Reader]:
+        """A board game's reader: for a recording, the table it recorded; at a live table, this device's
+        taught colours and the mats printed for the players at the table."""
+        if isinstance(source, ReplaySource):
+            return board_reader_for(source.recording.table, truth=truth)
+
+        def make(adapter: TableAdapter) -> Reader:
+            players = len(self.session.record.players) if self.session.record is not None else 2
+            return board_reader_for(live_table(self.state_dir, adapter.name, players), truth=truth)(adapter)
+
+        return make
 
     def _start_configured_game(self, mode: str) -> None:
         """The configuration's game; one the camera cannot read yet starts offline, and one that cannot be

@@ -36,6 +36,9 @@ BENCHMARKS: dict[str, str] = {
     "vision": "vision.bench",
     "live": "device.bench",
     "zones": "vision.bench_zones",
+    "pyradice-table": "vision.bench_pyradice",
+    "pyramido-table": "vision.bench_pyramido",
+    "dicetreasure-table": "vision.bench_dicetreasure",
 }
 
 

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from device.appliance import Appliance, Pipeline, Reader, choose_reader, make_reader
+from device.appliance import Appliance, Pipeline, Reader, board_reader_for, choose_reader, make_reader, true_actions
 from device.config import DEFAULTS_FILE, load_config, search_paths
 from device.errors import UsageError
 from device.eventlog import EventLog
@@ -25,6 +25,7 @@ from device.recording import load_recording
 from device.session import GameSession, game_record_json
 from device.sources import ReplaySource, make_source
 from device.stability import StabilityFilter
+from device.tables import adapter_class
 
 DEMO_RECORDING = Path(__file__).with_name("recordings") / "pasa-2p"
 #: How long the demo shows its finished game (winner, final sheet) before it plays it again.
@@ -91,7 +92,7 @@ def register(subparsers: Any) -> None:
                     "and OUT/frames/, with the true record to compare a replay with (companion replay OUT --json). "
                     "Paša only so far: the board games' renderers are not wired in yet.",
     )
-    record.add_argument("game", help="the game (pasa)")
+    record.add_argument("game", help="the game (pasa, pyradice, pyramido, dicetreasure)")
     record.add_argument("--seed", type=int, default=7, help="the simulated game's seed (default 7, the demo's)")
     record.add_argument("--players", type=int, default=2, help="how many players (default 2)")
     record.add_argument("--out", required=True, metavar="DIR", help="folder to write (replaced if it exists)")
@@ -100,17 +101,36 @@ def register(subparsers: Any) -> None:
     record.set_defaults(func=record_command)
 
 
+#: Game -> the module that renders its recordings (``make(out, seed, players, condition) -> dict``): lab code,
+#: imported only by ``companion record``.
+RECORDERS: dict[str, str] = {
+    "pasa": "device.make_recording",
+    "pyradice": "device.record_pyradice",
+    "pyramido": "device.record_pyramido",
+    "dicetreasure": "device.record_dicetreasure",
+}
+
+
 def record_command(args: argparse.Namespace) -> int:
+    import importlib
+
     from engine.game import find_game
 
     game = find_game(args.game)  # an unknown game is a one-line error
-    if game.name != "pasa":
-        raise UsageError(f"companion record {game.name}: {game.title} recordings are not rendered yet (only pasa)")
+    try:
+        module = importlib.import_module(RECORDERS[game.name])
+    except (KeyError, ModuleNotFoundError) as exc:
+        if isinstance(exc, ModuleNotFoundError) and exc.name != RECORDERS.get(game.name):
+            raise
+        raise UsageError(f"companion record {game.name}: {game.title} recordings are not rendered yet") from None
+    if not game.min_players <= args.players <= game.max_players:
+        raise UsageError(f"companion record {game.name}: {game.title} takes {game.min_players} to {game.max_players} "
+                         f"players, not {args.players}")
     if args.condition:
         from vision.conditions import parse_condition
 
         parse_condition(args.condition)  # a bad condition is reported before anything is written
-    from device.make_recording import make
+    make = module.make
 
     out = Path(args.out)
     if out.exists() and not (out / "recording.json").is_file():
@@ -174,10 +194,16 @@ def _run(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> int:
 
 def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | None = None, resume: bool = False,
            config_file: str | None = None, reader: Reader | None = None) -> dict[str, Any]:
-    """Run a recording through the pipeline synchronously; return the game record (as JSON data)."""
+    """Run a recording through the pipeline synchronously; return the game record (as JSON data).
+
+    Paša's dice are read by ``reader`` (default: ``reader_name``'s); a board game's pieces by the reader its
+    table adapter makes for the recorded table (``reader_name`` "model"), or from the frames' truth."""
     config = load_config(config_file, search=False)
     recording = load_recording(path)
-    reader = reader or make_reader(reader_name)
+    if reader is None and not adapter_class(recording.game).reads_dice_tray:
+        pass  # a board game's pieces are read by the reader its adapter makes for the recorded table
+    elif reader is None:
+        reader = make_reader(reader_name)
     with tempfile.TemporaryDirectory(prefix="companion-replay-") as tmp:
         folder = state_dir or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -190,15 +216,18 @@ def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | No
                 last = log.last_frame(session.record.id)
                 start = 0 if last is None else last + 1
             else:
-                session.new_game(recording.players, recording.options, game=recording.game, mode="camera")
+                session.new_game(recording.players, recording.options, game=recording.game, mode="camera",
+                                 seed=recording.seed)
             pipeline = Pipeline(
                 session,
                 StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
-                            motion_delta=config.stability.motion_delta,
+                                motion_delta=config.stability.motion_delta,
                                 agree_frames=config.stability.agree_frames),
-                reader,
+                reader or make_reader(reader_name if reader_name in ("model", "truth") else "truth"),
                 session.hub,
                 players_answer=True,
+                expected_actions=true_actions(recording.expected),
+                reader_for=board_reader_for(recording.table, truth=reader_name == "truth"),
             )
             source = ReplaySource(path, fast=True, start=start)
             with source:
@@ -226,10 +255,15 @@ def _same_game(session: GameSession, recording: Any) -> bool:
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    load_recording(args.path)  # a bad path is reported before anything else
-    reader, reader_name = choose_reader(args.reader, say=_say)
-    result = replay(args.path, reader=reader, state_dir=Path(args.state_dir) if args.state_dir else None,
-                    resume=args.resume, config_file=args.config)
+    recording = load_recording(args.path)  # a bad path is reported before anything else
+    if adapter_class(recording.game).reads_dice_tray:
+        reader, reader_name = choose_reader(args.reader, say=_say)
+        result = replay(args.path, reader=reader, state_dir=Path(args.state_dir) if args.state_dir else None,
+                        resume=args.resume, config_file=args.config)
+    else:
+        reader_name = args.reader or "model"
+        result = replay(args.path, reader_name=reader_name, resume=args.resume, config_file=args.config,
+                        state_dir=Path(args.state_dir) if args.state_dir else None)
     if args.json:
         json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
         print()

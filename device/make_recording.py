@@ -27,8 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from device.recording import FORMAT
-from device.session import game_record_json
+from device.recording import FORMAT, true_record
 from engine.game import find_game
 from vision import render
 
@@ -290,11 +289,7 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
 
 
 def game_record_json_from(game: Any, actions: list[Any], players: tuple[str, ...] = PLAYERS) -> dict[str, Any]:
-    from device.eventlog import GameRecord
-
-    record = GameRecord(id=0, game="pasa", players=players, options={}, mode="camera", created=0.0, finished=None,
-                        actions=tuple(game.action_to_json(a) for a in actions), origins=("sim",) * len(actions))
-    return game_record_json(record)
+    return true_record(game, players, actions)
 
 
 def main(argv: list[str] | None = None) -> int:

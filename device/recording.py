@@ -1,17 +1,21 @@
 """Recordings: a folder of frames plus ``recording.json`` saying what is true in each frame.
 
-``recording.json`` holds the game (name, players, rule options), the frame list (file, time in seconds,
-the dice truly on the table, and the players' inputs that happen just before the frame: button presses,
-a category chosen or a die corrected on the page) and the expected outcome (every action and the final
-score sheet). Still frames share one image file. :class:`TruthReader` reads a recording's frames from
-its JSON instead of the image, to test the device pipeline apart from vision.
+``recording.json`` holds the game (name, players, rule options, the seed of its set-up), the table (a
+game-specific section: the mats and their layout, the colours taught, what the game's reader needs), the
+frame list (file, time in seconds, what truly lies on the table, and the players' inputs that happen just
+before the frame: button presses, a category chosen or a die corrected on the page) and the expected
+outcome (every action and the final score sheet). Still frames share one image file.
+
+What lies on the table is ``dice`` for Paša (die readings, :func:`die_from_json`) and ``truth`` for the
+board games (the game's own JSON, which its table adapter turns into readings); a truth reader reads a
+recording's frames from this instead of the image, to test the device pipeline apart from vision.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +32,13 @@ class FrameInfo:
     t: float
     dice: tuple[DieReading, ...]
     inputs: tuple[dict[str, Any], ...]
+    #: A board game's truth of this frame (its table adapter's JSON); None for Paša's dice.
+    truth: Mapping[str, Any] | None = None
+
+    @property
+    def seen(self) -> Any:
+        """What truly lies on the table: the board game's truth, else the dice."""
+        return self.truth if self.truth is not None else self.dice
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,10 @@ class Recording:
     size: tuple[int, int]
     frames: tuple[FrameInfo, ...]
     expected: Mapping[str, Any]
+    #: The seed of the game's set-up (``initial_state(..., seed=seed)``); None: the engine's default.
+    seed: int | None = None
+    #: What the game's reader needs to know about the table (mats, layout, taught colours).
+    table: Mapping[str, Any] = field(default_factory=dict)
 
 
 def die_from_json(d: Mapping[str, Any]) -> DieReading:
@@ -82,8 +97,11 @@ def load_recording(path: str | Path) -> Recording:
             for i in inputs:
                 if i.get("kind") not in INPUT_KINDS:
                     raise RecordingError(f"{str(index)!r}: frame {n} has an input of unknown kind {i.get('kind')!r}")
-            frames.append(FrameInfo(str(f["file"]), float(f["t"]), tuple(die_from_json(d) for d in f["dice"]),
-                                    inputs))
+            truth = f.get("truth")
+            if truth is not None and not isinstance(truth, dict):
+                raise RecordingError(f"{str(index)!r}: frame {n}'s truth is not an object")
+            frames.append(FrameInfo(str(f["file"]), float(f["t"]),
+                                    tuple(die_from_json(d) for d in f.get("dice", ())), inputs, truth))
         if not frames:
             raise RecordingError(f"{str(index)!r} has no frames")
         return Recording(
@@ -94,11 +112,31 @@ def load_recording(path: str | Path) -> Recording:
             size=(int(data["size"][0]), int(data["size"][1])),
             frames=tuple(frames),
             expected=dict(data.get("expected", {})),
+            seed=None if data.get("seed") is None else int(data["seed"]),
+            table=dict(data.get("table") or {}),
         )
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, RecordingError):
             raise
         raise RecordingError(f"{str(index)!r} is not a valid recording: {type(exc).__name__}: {exc}") from None
+
+
+def true_record(game: Any, players: Sequence[str], actions: Sequence[Any], *, options: Mapping[str, str] | None = None,
+                seed: int | None = None) -> dict[str, Any]:
+    """The record a replay must reach: ``actions`` (the engine's) played from the set-up, as the session
+    exports a game (its ``expected`` section is ``actions``, ``sheet`` and ``winners`` of this)."""
+    from device.eventlog import GameRecord
+    from device.session import game_record_json
+
+    record = GameRecord(id=0, game=game.name, players=tuple(players), options=dict(options or {}), mode="camera",
+                        created=0.0, finished=None, actions=tuple(game.action_to_json(a) for a in actions),
+                        origins=("sim",) * len(actions), seed=seed)
+    return game_record_json(record)
+
+
+def expected_section(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A recording's ``expected`` section from a :func:`true_record`."""
+    return {"actions": list(record["actions"]), "sheet": record["sheet"], "winners": record["winners"]}
 
 
 class TruthReader:

@@ -305,6 +305,16 @@ class GameSession:
             self.table = Table(seen=seen, readings=tuple(readings), moved=moved, explained=self.table.explained)
             self._consider_table(origin)
 
+    def answer(self, text: str, origin: str = "players") -> bool:
+        """The players answer what the table asks by taking action ``text`` on the page; the table as last
+        read is then considered again from the new state (it may now explain the rest of the turn).
+        Returns whether the table still waits on the players."""
+        with self._lock:
+            self.apply_text(text, origin)
+            if self.table.pending and self.table.seen is not None:
+                self._consider_table(origin)
+            return self.table.pending
+
     def set_tracking(self, tracking: str) -> None:
         with self._lock:
             if tracking != self.tracking:

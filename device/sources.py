@@ -219,7 +219,7 @@ class ReplaySource(FrameSource):
                 # The last frame again, a few times a second: the table is still and the camera is not lost.
                 self.sleep(min(0.2, self._paused_until - now))
                 last = self.recording.frames[-1]
-                return Frame(self._image(last.file), len(self) - 1, time.monotonic(), truth=last.dice, inputs=())
+                return Frame(self._image(last.file), len(self) - 1, time.monotonic(), truth=last.seen, inputs=())
             self._paused_until = None
             self._position = 0
             self.open()
@@ -229,7 +229,7 @@ class ReplaySource(FrameSource):
             if delay > 0:
                 self.sleep(delay)
         image = self._image(info.file)
-        frame = Frame(image, self._position, time.monotonic(), truth=info.dice, inputs=info.inputs)
+        frame = Frame(image, self._position, time.monotonic(), truth=info.seen, inputs=info.inputs)
         self._position += 1
         return frame
 

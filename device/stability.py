@@ -23,12 +23,16 @@ Frames that carry no picture (black, white, flat, noise, failed to decode) chang
 does a frame whose whole picture changed at once unless the next frame shows the same new picture (the
 lights came on, the camera was moved): a stream of such frames is a broken camera, and the appliance
 counts them towards "camera lost".
+
+The filter knows dice by default (:func:`agrees`, :func:`table_order`); a board game hands it its own
+``same`` (its table adapter's ``readings_agree``) and ``arrange``, and its readings are opaque to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -103,9 +107,14 @@ def table_order(dice: Sequence[DieReading]) -> list[DieReading]:
     return sorted(dice, key=lambda d: (round(d.centre[1] / side), d.centre[0]))
 
 
+def arrange_dice(dice: Sequence[DieReading]) -> list[DieReading]:
+    """Dice as the filter keeps them: one reading per place, in table order."""
+    return table_order(drop_overlaps(dice))
+
+
 @dataclass(frozen=True)
 class Settled:
-    dice: tuple[DieReading, ...]
+    dice: tuple[Any, ...]  # the readings (dice for Paša, a board game's own readings otherwise)
     moved: bool
 
 
@@ -114,28 +123,32 @@ class StepResult:
     """What the filter made of one frame."""
 
     tracking: str  # "moving", "still" or "bad"
-    readings: tuple[DieReading, ...] | None  # None when the frame was not read
+    readings: tuple[Any, ...] | None  # None when the frame was not read
     settled: Settled | None
     motion: float
     problem: str | None = None
 
 
 class StabilityFilter:
-    def __init__(self, reader: Callable[[np.ndarray], Sequence[DieReading]], *, motion_threshold: float = 2,
+    def __init__(self, reader: Callable[[np.ndarray], Sequence[Any]], *, motion_threshold: float = 2,
                  agree_frames: int = 3, motion_delta: int = 18, motion_frames: int = 2,
-                 cover_share: float = 0.15) -> None:
+                 cover_share: float = 0.15,
+                 same: Callable[[Sequence[Any], Sequence[Any]], bool] = agrees,
+                 arrange: Callable[[Sequence[Any]], Sequence[Any]] = arrange_dice) -> None:
         self.reader = reader
+        self.same = same
+        self.arrange = arrange
         self.motion_threshold = motion_threshold
         self.motion_delta = motion_delta
         self.agree_frames = agree_frames
         self.motion_frames = max(1, motion_frames)
         self.cover_share = cover_share
         self._previous: np.ndarray | None = None
-        self._candidate: tuple[DieReading, ...] | None = None
+        self._candidate: tuple[Any, ...] | None = None
         self._agree = 0
-        self._settled: tuple[DieReading, ...] | None = None
+        self._settled: tuple[Any, ...] | None = None
         #: The last settled reading, kept through motion: what the next one is compared with.
-        self._last: tuple[DieReading, ...] | None = None
+        self._last: tuple[Any, ...] | None = None
         self._moved = False
         self._run = 0  # consecutive frames that differ from the still picture before them
         self._tracking = "still"
@@ -145,7 +158,7 @@ class StabilityFilter:
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         return float(np.count_nonzero(np.abs(a - b) > self.motion_delta))
 
-    def step(self, image: np.ndarray | None, read: Callable[[], Sequence[DieReading]] | None = None) -> StepResult:
+    def step(self, image: np.ndarray | None, read: Callable[[], Sequence[Any]] | None = None) -> StepResult:
         """Feed one frame; ``read`` (default: ``reader(image)``) is called only when the table is still."""
         if image is None or image.size == 0:
             return StepResult("bad", None, None, 0.0, "no picture")
@@ -179,18 +192,18 @@ class StabilityFilter:
         if self._settled is not None:
             # Settled and nothing moved since: the same picture needs no second reading (CPU for the Pi).
             return StepResult("still", self._settled, None, motion)
-        readings = tuple(table_order(drop_overlaps(read() if read is not None else self.reader(image))))
+        readings = tuple(self.arrange(read() if read is not None else self.reader(image)))
         if not readings:
             self._seen_gone = True
-        if self._candidate is not None and agrees(readings, self._candidate):
+        if self._candidate is not None and self.same(readings, self._candidate):
             self._agree += 1
         else:
             self._agree = 1
         self._candidate = readings
         settled = None
-        if self._agree >= self.agree_frames and (self._settled is None or not agrees(readings, self._settled)):
+        if self._agree >= self.agree_frames and (self._settled is None or not self.same(readings, self._settled)):
             # Seen to move: motion, and the dice lie elsewhere (other faces), or the tray was empty or covered.
-            changed = self._last is None or not agrees(readings, self._last)
+            changed = self._last is None or not self.same(readings, self._last)
             settled = Settled(readings, self._moved and (changed or self._seen_gone))
             self._settled = self._last = readings
             self._moved = self._seen_gone = False

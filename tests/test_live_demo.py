@@ -78,7 +78,6 @@ def test_record_refuses_what_it_cannot_render_before_writing(tmp_path: Path) -> 
     keep.mkdir()
     (keep / "notes.txt").write_text("mine")
     for args, said in ((["chess", "--out", str(tmp_path / "a")], "unknown game 'chess'"),
-                       (["pyradice", "--out", str(tmp_path / "a")], "not rendered yet"),
                        (["pasa", "--out", str(tmp_path / "a"), "--condition", "blur:99"], "blur takes"),
                        (["pasa", "--out", str(tmp_path / "a"), "--players", "9"], "1 to 8 players"),
                        (["pasa", "--out", str(keep)], "is not a recording")):

@@ -3,6 +3,11 @@
 One adapter per game, one module each, behind :class:`TableAdapter`, looked up by the game's name
 (:func:`adapter_for`, :func:`catalog`), as the engine looks up games. An adapter
 
+- makes the reader of its pieces for a table (:meth:`TableAdapter.frame_reader`: the recording's or the
+  device's mats and taught colours -> a function from a camera frame to readings), says when two still
+  frames read the same (:meth:`TableAdapter.readings_agree`, the stability filter's test) and makes
+  readings from a recording's truth (:meth:`TableAdapter.truth_readings`, to test the pipeline apart from
+  vision);
 - turns what the camera read (:meth:`TableAdapter.observe`) into the game's **observation**, a frozen
   dataclass with the readings' confidences (dice in a tray for Paša), and applies a player's correction to
   it (:meth:`TableAdapter.correct`);
@@ -20,8 +25,9 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from device.errors import SessionError
@@ -56,10 +62,32 @@ class TableAdapter(ABC):
     name: ClassVar[str]
     #: "camera" when the device reads this game from the camera, "offline" while only the page plays it.
     live: ClassVar[str] = "offline"
+    #: Its readings are the dice recogniser's (the appliance's own reader, which a test may replace), not
+    #: those of a reader of its own (:meth:`frame_reader`).
+    reads_dice_tray: ClassVar[bool] = False
 
     def __init__(self, game: Game[Any, Any]) -> None:
         self.game = game
         self.cursor = 0  # index into the legal actions that NEXT moves and CONFIRM takes
+
+    # --- reading the table ----------------------------------------------------------------------
+    def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
+        """The reader of this game's pieces for ``table`` (a recording's "table" section, or the device's own:
+        :func:`device.tables.live_table`): a camera frame (BGR array) -> the readings :meth:`observe` takes.
+        SessionError when this game's pieces cannot be read from the camera."""
+        raise SessionError(f"{self.game.title} cannot be read from the camera yet: play it on the page (offline)")
+
+    def truth_readings(self, truth: Any) -> Sequence[Any]:
+        """The readings a perfect reader would make of a recorded frame's truth (``--reader truth``)."""
+        raise SessionError(f"{self.game.title} recordings carry no truth this device can read")
+
+    def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
+        """Whether two still frames' readings say the same (the stability filter settles on agreement)."""
+        return tuple(a) == tuple(b)
+
+    def arrange(self, readings: Sequence[Any]) -> Sequence[Any]:
+        """The readings as the stability filter keeps and compares them (dice: one per place, in order)."""
+        return tuple(readings)
 
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> Any:
@@ -175,6 +203,17 @@ ADAPTER_MODULES: Mapping[str, str] = {
     "pyramido": "device.tables.pyramido",
     "dicetreasure": "device.tables.dicetreasure",
 }
+
+
+def live_table(state_dir: str | Path, game: str, players: int) -> dict[str, Any]:
+    """The device's own "table" section for a game's :meth:`TableAdapter.frame_reader`: the player count (the
+    mats printed for it) and the colours taught at this table (``device.teaching``'s store, by piece)."""
+    from device.teaching import TeachingStore  # only where a board game is read
+
+    store = TeachingStore(state_dir)
+    pieces = store.report(game).get("pieces", {})
+    lessons = {piece: {name: list(lab) for name, lab in store.taught(game, piece).items()} for piece in pieces}
+    return {"players": players, "lessons": lessons, "state_dir": str(state_dir)}
 
 
 def adapter_class(name: str) -> type[TableAdapter]:

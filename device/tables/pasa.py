@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from device.errors import SessionError
+from device.stability import agrees, arrange_dice
 from device.tables import ButtonChoice, Explained, TableAdapter, explained_by
 from engine.errors import GameError
 from engine.game import Game
@@ -57,11 +58,32 @@ class PasaTable(TableAdapter):
 
     name = "pasa"
     live = "camera"
+    reads_dice_tray = True
 
     def __init__(self, game: Game[Any, Any]) -> None:
         super().__init__(game)
         self.selection: str | None = None  # the category NEXT points at after roll 1
         self._advisors: dict[str, Any] = {}
+
+    # --- reading the table ----------------------------------------------------------------------
+    def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
+        """The dice recogniser (the tray needs no mats); ``table["palette"]`` names its colours."""
+        try:
+            from vision.recognize import DiceRecognizer  # type: ignore[import-not-found,unused-ignore]
+
+            recognizer = DiceRecognizer(palette=str(table.get("palette", "dice")), threads=1)
+        except (ImportError, ValueError, OSError) as exc:
+            raise SessionError(f"the dice recogniser cannot be loaded ({exc})") from None
+        return lambda image: list(recognizer.read(image))
+
+    def truth_readings(self, truth: Any) -> Sequence[Any]:
+        return tuple(truth or ())
+
+    def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
+        return agrees(a, b)
+
+    def arrange(self, readings: Sequence[Any]) -> Sequence[Any]:
+        return arrange_dice(readings)
 
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> Tray:
