@@ -163,9 +163,8 @@ class Pipeline:
         result = self.filter.step(frame.image, read=lambda: reader(frame))
         if result.tracking != "bad":
             self.session.set_tracking(result.tracking)
-            if frame.image is not None:
-                dice = result.readings if reader is self.reader else ()  # the overlay draws dice only
-                self.hub.put_frame(frame.image, dice or ())
+            if frame.image is not None:  # the game's adapter draws the readings on the page's camera view
+                self.hub.put_frame(frame.image, result.readings or ())
         if result.settled is not None:
             self.session.on_settled(result.settled.dice, result.settled.moved)
             if self.players_answer and self.session.table.pending:

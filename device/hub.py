@@ -15,15 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from vision.types import DieReading
-
 
 @dataclass(frozen=True)
 class FrameShot:
     """The latest frame the pipeline looked at, with what was read on it (for the camera view)."""
 
     image: np.ndarray
-    readings: tuple[DieReading, ...]
+    readings: tuple[Any, ...]  # the game's readings (dice for Paša)
     at: float
 
 
@@ -67,7 +65,7 @@ class Hub:
             self._closed = True
             self._cond.notify_all()
 
-    def put_frame(self, image: np.ndarray, readings: tuple[DieReading, ...]) -> None:
+    def put_frame(self, image: np.ndarray, readings: tuple[Any, ...]) -> None:
         with self._frame_lock:
             self._frame = FrameShot(image, readings, time.monotonic())
 

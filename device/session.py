@@ -657,15 +657,14 @@ class GameSession:
         return self._table_setup
 
     def frame_jpeg(self, width: int = 800) -> bytes | None:
-        """The latest camera frame with what was read drawn on it (vision's annotate), as a JPEG."""
+        """The latest camera frame with what was read drawn on it (by the game's adapter), as a JPEG."""
         shot = self.hub.frame()
         if shot is None:
             return None
         import cv2
 
-        from vision.recognize import annotate
-
-        image = annotate(shot.image, list(shot.readings))
+        adapter = self.adapter
+        image = shot.image if adapter is None else adapter.annotate(shot.image, tuple(shot.readings))
         h, w = image.shape[:2]
         if w > width:
             image = cv2.resize(image, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)

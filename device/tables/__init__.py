@@ -89,6 +89,10 @@ class TableAdapter(ABC):
         """The readings as the stability filter keeps and compares them (dice: one per place, in order)."""
         return tuple(readings)
 
+    def annotate(self, image: Any, readings: Sequence[Any]) -> Any:
+        """The camera frame with ``readings`` drawn on it for the page (a copy; default: the frame as it is)."""
+        return image
+
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> Any:
         """The observation for the readings of a still table (``moved``: the pieces were seen moving)."""

@@ -85,6 +85,11 @@ class PasaTable(TableAdapter):
     def arrange(self, readings: Sequence[Any]) -> Sequence[Any]:
         return arrange_dice(readings)
 
+    def annotate(self, image: Any, readings: Sequence[Any]) -> Any:
+        from vision.recognize import annotate  # the page's camera view only
+
+        return annotate(image, list(readings))
+
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> Tray:
         return Tray(tuple(readings), moved=moved)
