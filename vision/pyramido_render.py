@@ -31,7 +31,7 @@ import numpy as np
 
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
-from engine.pyramido.game import Place  # the one engine name used here that the package does not re-export
+from engine.pyramido.game import Place, known_top  # engine names used here that the package does not re-export
 from vision.mat_render import PlacedMat, finish_frame, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 
@@ -475,7 +475,7 @@ def _exploration(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generat
         inner = Rect(area.x + area.w * 0.18, area.y + area.h * 0.18, area.w * 0.64, area.h * 0.64)
         _scatter_gems(gem_layer, rng, inner, space.gems, table.gem_colours)
     _draw_pieces(frame, table, mat.key, [gem_layer])
-    for space, pile in zip(state.spaces, piles, strict=True):
+    for pile_no, (space, pile) in enumerate(zip(state.spaces, piles, strict=True), start=1):
         if space.face_down == 0 and space.face_up is None:
             continue
         rect = Rect(pile.x + 2, pile.y + 2, pile.w - 4, pile.h - 4)
@@ -490,7 +490,9 @@ def _exploration(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generat
         if space.face_up is not None:
             _draw_face_up(top, rng, rect, str(space.face_up), table.block_mm, table.colours)
         elif space.face_down:
-            back = space.back
+            # The back the face-down top really has: the known deck's top, else the back recorded as seen.
+            known = known_top(state, pile_no)
+            back = known.back() if known is not None else space.back
             blocks = list(back.blocks) if back is not None else [(COLOURS[int(rng.integers(5))], 1)] * 2
             _draw_back(top, rect, blocks, table.colours)
         _texture(rng, top, 0.6)

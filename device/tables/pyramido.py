@@ -12,20 +12,56 @@ pyramid (:func:`vision.pyramido_read.align`), or, for a player's first domino, o
 placement; unsure cells are asked about, never guessed; a stage-1 domino half a block off in both axes is
 called half-aligned; and two placements that show the same top view are asked about instead of taking the
 first. The camera reads the pyramids only; the exploration area is still entered on the page, so the game
-stays ``live = "offline"`` until a whole recorded game replays to its true record from frames.
+replays to its true record from frames.
+
+The whole table (:class:`TableView`: the mover's pyramid and the exploration area, as
+:meth:`PyramidoTable.frame_reader` reads them from a frame) explains a whole turn at once, step by step with
+the engine: which face-up domino and gem were taken (the space whose domino is gone, the gem its area lost),
+the gems drawn into an emptied area (coloured ones counted; the reader does not see mythical gems, so a draw
+seen as nothing is taken as mythical only when the table shows a later step of the turn), which pile was
+flipped (the pile that shows its known top, or a face-up domino read surely), the domino revealed (the known
+deck's top) and where the domino went. What the camera cannot tell (a pile refilled from which pile, the
+Legend's random gem) is asked. At a stage end a long CONFIRM takes the next step of the optimiser's activation
+(:func:`scoring_step`); the discards down to five are entered on the page (the inventories are not read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from device.errors import SessionError
-from device.tables import Explained, TableAdapter, explained_by
+from device.tables import ButtonChoice, Explained, TableAdapter, explained_by
 from engine.errors import GameError
-from engine.pyramido import Colour, Domino, Pyramid, explain_placement, legal_placements
-from engine.pyramido.game import Place
+from engine.pyramido import (
+    COLOURS,
+    Colour,
+    Domino,
+    Gem,
+    Pyramid,
+    areas,
+    best_activation,
+    explain_placement,
+    legal_placements,
+    parse_domino,
+)
+from engine.pyramido.exploration import refill_sources
+from engine.pyramido.game import (
+    Activate,
+    Draw,
+    EndScoring,
+    Flip,
+    PendingKind,
+    Phase,
+    Place,
+    Reveal,
+    Take,
+    known_top,
+)
 
 Cell = tuple[int, int]
 Seen = tuple[Colour, bool]
@@ -87,6 +123,97 @@ class PyramidsView:
 
     def of(self, seat: int) -> PyramidView | None:
         return next((v for v in self.views if v.seat == seat), None)
+
+
+@dataclass(frozen=True)
+class SpaceSeen:
+    """One space of the exploration area as seen: what its top may be (``tops``: the domino read, either way up;
+    empty for a back or an empty pile), whether it looks face up and the reader was sure, and the gems counted in
+    its gem area (coloured, in COLOURS order; ``mythical`` None when mythical gems are not read)."""
+
+    pile: int
+    tops: tuple[Domino, ...]
+    face_up: bool
+    sure: bool
+    gems: tuple[int, ...]
+    gems_sure: bool = True
+    mythical: int | None = None
+    #: The colours of the top's two blocks as read (sorted letters; empty: nothing read), a face or a back.
+    colours: tuple[str, ...] = ()
+
+    def shows(self, domino: Domino) -> bool:
+        return domino in self.tops
+
+    def coloured_as(self, domino: Domino) -> bool:
+        """The top read has ``domino``'s two colours (its face or its back: a back shows them too)."""
+        seen = self.colours or (tuple(sorted((self.tops[0].a.colour.letter, self.tops[0].b.colour.letter)))
+                                if self.tops else ())
+        return seen == tuple(sorted((domino.a.colour.letter, domino.b.colour.letter)))
+
+    def look(self) -> tuple[Any, ...]:
+        """What the top looks like, for telling whether it changed between two frames."""
+        return (self.tops, self.colours, self.face_up)
+
+
+@dataclass(frozen=True)
+class ExplorationSeen:
+    """The exploration area's five spaces as seen in one frame."""
+
+    spaces: tuple[SpaceSeen, ...]
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The table in one still frame: the pyramids read (the mover's, at least) and the exploration area."""
+
+    pyramids: tuple[PyramidView, ...]
+    exploration: ExplorationSeen | None
+    moved: bool = False
+    confirmed: bool = False
+
+    def of(self, seat: int) -> PyramidView | None:
+        return next((v for v in self.pyramids if v.seat == seat), None)
+
+
+def space_of_reading(r: Any) -> SpaceSeen:
+    """A :class:`vision.pyramido_read.SpaceReading` as the adapter's :class:`SpaceSeen`."""
+    tops: tuple[Domino, ...] = ()
+    colours: tuple[str, ...] = ()
+    if r.blocks:
+        colours = tuple(sorted(c.letter for c, _icons in r.blocks))
+        try:
+            tops = tuple(dict.fromkeys(d for d in (r.domino(), _other_way(r)) if d is not None))
+        except GameError:  # more icons than a block has: not a domino as read
+            tops = ()
+    return SpaceSeen(r.pile, tops, bool(r.face_up), bool(r.sure), tuple(r.gems), bool(r.gems_sure),
+                     colours=colours)
+
+
+def _other_way(r: Any) -> Domino | None:
+    from vision.pyramido_read import _domino_of
+
+    return _domino_of(r.blocks, flip=True) if r.blocks else None
+
+
+def scoring_step(game: Any, state: Any) -> Any:
+    """The next step of the optimiser's best activation for the player scoring now: activate the next area
+    (best over the areas not yet activated, with the gems left), or end the scoring when none is worth it.
+    A long CONFIRM takes it; the recorder's players keep to it."""
+    seat = game.to_move(state)
+    if state.phase is not Phase.SCORE or seat is None:
+        raise SessionError("no player is scoring now")
+    e = state.explorers[seat]
+    if len(e.stage_scores) >= state.stage:
+        raise SessionError(f"{e.name} discards down to five gems: choose which on the page")
+    done = {a.anchor for a in e.activated}
+    left = [a for a in areas(e.pyramid) if a.anchor not in done]
+    result = best_activation(left, e.inventory)
+    return Activate(result.activations[0]) if result.activations else EndScoring()
+
+
+def _digest(image: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(image).data, digest_size=16).digest()
 
 
 def view_of_reading(reading: Any, moved: bool = False) -> PyramidView:
@@ -152,18 +279,108 @@ def _first_domino(domino: Domino, seen: Mapping[Cell, Seen]) -> tuple[list[Place
 class PyramidoTable(TableAdapter):
     name = "pyramido"
 
+    def __init__(self, game: Any) -> None:
+        super().__init__(game)
+        #: The latest state the session showed this adapter: the record the frame reader reads against
+        #: (heights from the recorded stages, pile heights, the pyramid to align to).
+        self.record: Any = None
+        #: How each pile's top looked the last time the table was explained, by what the record says lies
+        #: there: a change of look tells a taken or flipped domino even when the reader misreads a tall pile.
+        self.looks: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+    # --- reading frames ------------------------------------------------------------------------
+    def frame_reader(self, table: Mapping[str, Any]) -> Callable[[np.ndarray], Sequence[Any]]:
+        """The reader of whole frames for a table laid out as ``table`` says (a recording's ``table``, or the
+        device's saved set-up: ``players``, ``lessons`` (taught colours by name, CIELAB), ``domino_mm``): it
+        locates the mats, reads the mover's pyramid against the record and the exploration area, and returns
+        the readings :meth:`observe` takes (one PyramidReading, one ExplorationSeen)."""
+        from vision.pyramido_read import THICKNESS_MM, Palette, PyramidReader, read_exploration
+        from vision.registration import MarkerFinder, locate
+
+        players = int(table.get("players") or len(getattr(self.record, "explorers", ())) or 2)
+        palette = Palette.from_lessons(table.get("lessons") or {})
+        thickness = float(table.get("domino_mm") or THICKNESS_MM)
+        reader = PyramidReader(palette)
+        finder = MarkerFinder()
+        cache: dict[bytes, tuple[Any, tuple[Any, ...]]] = {}
+
+        def read(image: np.ndarray) -> Sequence[Any]:
+            state = self.record
+            key = _digest(image)
+            hit = cache.get(key)
+            if hit is not None and hit[0] is state:
+                return hit[1]
+            reg = locate(image, "pyramido", players, finder)
+            out: list[Any] = []
+            seat = _mover(state)
+            if seat is not None:
+                zv = reg.zone(f"pyramid-{seat + 1}")
+                if zv is not None:
+                    known = state.explorers[seat].pyramid.top_view
+                    out.append(reader.read(image, zv, known or None, seat=seat))
+            zv = reg.zone("exploration")
+            if zv is not None:
+                sizes = [s.size for s in state.spaces] if state is not None else None
+                spaces = read_exploration(image, zv, palette, pile_sizes=sizes, thickness_mm=thickness)
+                out.append(ExplorationSeen(tuple(space_of_reading(r) for r in spaces)))
+            result = tuple(out)
+            if len(cache) > 16:
+                cache.clear()
+            cache[key] = (state, result)
+            return result
+
+        return read
+
+    def truth_readings(self, truth: Mapping[str, Any]) -> Sequence[Any]:
+        """A frame's truth (:func:`device.record_pyramido.truth_of`) as readings: every pyramid, sure, in the
+        engine's coordinates, and the exploration area as it lies (mythical gems counted too)."""
+        out: list[Any] = []
+        for seat, cells in sorted((truth.get("pyramids") or {}).items(), key=lambda kv: int(kv[0])):
+            after = {(int(x), int(y)): (_LETTER[str(c)], bool(i)) for x, y, c, i in cells}
+            out.append(PyramidView(int(seat), after, None,
+                                   tuple(SeenCell(cell, v) for cell, v in sorted(after.items())), True))
+        spaces = []
+        for i, sp in enumerate(truth.get("spaces") or ()):
+            top = sp.get("face_up")
+            gems = [int(v) for v in sp.get("gems", [0] * 6)]
+            d = parse_domino(top) if top else None
+            spaces.append(SpaceSeen(i + 1, (d,) if d else (), bool(top), True, tuple(gems[:5]), True,
+                                    gems[5] if len(gems) > 5 else None,
+                                    tuple(sorted((d.a.colour.letter, d.b.colour.letter))) if d else ()))
+        if spaces:
+            out.append(ExplorationSeen(tuple(spaces)))
+        return tuple(out)
+
+    def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
+        """Two still frames read the same: the same cells (colour, icon) and the same spaces (tops, gems)."""
+        return _agree_key(a) == _agree_key(b)
+
     # --- what the camera saw -------------------------------------------------------------------
-    def observe(self, readings: Sequence[Any], *, moved: bool) -> PyramidView | PyramidsView:
-        """The pyramids read in a still frame (one PyramidReading per zone read)."""
-        views = tuple(view_of_reading(r, moved) for r in readings)
+    def observe(self, readings: Sequence[Any], *, moved: bool) -> PyramidView | PyramidsView | TableView:
+        """The table read in a still frame: PyramidReadings (or views) per pyramid zone read, and the
+        exploration area when it was read (then a :class:`TableView`)."""
+        views: list[PyramidView] = []
+        exploration = None
+        for r in readings:
+            if isinstance(r, ExplorationSeen):
+                exploration = r
+            elif isinstance(r, PyramidView):
+                views.append(replace(r, moved=moved))
+            else:
+                views.append(view_of_reading(r, moved))
+        if exploration is not None:
+            return TableView(tuple(views), exploration, moved)
         if not views:
-            raise SessionError(f"{self.game.title} cannot be read from the camera yet as a whole (it plays offline): "
-                               "no pyramid was read in this frame; is a player's mat in view?")
-        return views[0] if len(views) == 1 else PyramidsView(views)
+            raise SessionError("nothing of the table was read in this frame: are the players' mats and the "
+                               "exploration mat in view?")
+        return views[0] if len(views) == 1 else PyramidsView(tuple(views))
 
     def correct(self, seen: Any, index: int, value: Any) -> Any:
         """Cell ``index`` (in the order of ``seen_json``'s cells, every pyramid's in turn) set by a player to
         ``value`` ('-', a colour letter, a letter with '*' for an icon)."""
+        if isinstance(seen, TableView):
+            fixed = self.correct(PyramidsView(seen.pyramids), index, value)
+            return replace(seen, pyramids=fixed.views)
         if isinstance(seen, PyramidsView):
             base = 0
             out = []
@@ -187,11 +404,16 @@ class PyramidoTable(TableAdapter):
         return replace(view, corrections=tuple(sorted(fixed.items())))
 
     def confirm(self, seen: Any) -> Any:
+        if isinstance(seen, TableView):
+            return replace(seen, confirmed=True, pyramids=tuple(replace(v, confirmed=True) for v in seen.pyramids))
         if isinstance(seen, PyramidsView):
             return PyramidsView(tuple(replace(v, confirmed=True) for v in seen.views))
         return replace(_view(seen), confirmed=True)
 
     def explain(self, state: Any, seen: Any) -> Explained:
+        self.record = state
+        if isinstance(seen, TableView):
+            return self._explain_table(state, seen)
         if isinstance(seen, PyramidsView):
             if state.holding is None:
                 return Explained(problems=("no domino is in hand: take one from the exploration area first",))
@@ -255,11 +477,217 @@ class PyramidoTable(TableAdapter):
                                        "choose the placement on the page",))
         return explained_by(self.game, state, [Place(placement)])
 
+    # --- a whole turn from the whole table -----------------------------------------------------
+    def _explain_table(self, state: Any, seen: TableView) -> Explained:
+        """The actions, in turn, that bring the record to what the table shows (see the module's doc); a
+        draw seen as nothing (a mythical gem, which the reader does not see) counts only if a later step is
+        seen. Nothing changed: no action and no problem."""
+        game = self.game
+        actions: list[Any] = []
+        firm = 0
+        problems: tuple[str, ...] = ()
+        s = state
+        for _ in range(64):
+            if game.status(s).finished:
+                break
+            guess = False
+            if s.pending:
+                action, problems, guess = self._chance(s, seen)
+            elif s.phase is Phase.TAKE:
+                action, problems = self._take(s, seen)
+            elif s.phase is Phase.FLIP:
+                action, problems = self._flip(s, seen)
+            elif s.phase is Phase.PLACE:
+                action, problems = self._place(s, seen)
+            else:  # the stage-end scoring: the players' long CONFIRM and the page
+                break
+            if action is None:
+                break
+            try:
+                s = game.apply(s, action)
+            except GameError as exc:
+                problems = (str(exc),)
+                break
+            actions.append(action)
+            if not guess:
+                firm = len(actions)
+        if seen.exploration is not None and not problems:
+            at = state
+            for a in actions[:firm]:
+                at = game.apply(at, a)
+            for i, sp in enumerate(seen.exploration.spaces):
+                self.looks[_space_key(at, i)] = sp.look()
+        if firm:
+            # What the table shows so far is taken; what it does not yet explain is asked at the next look.
+            return Explained(actions=tuple(actions[:firm]))
+        return Explained(problems=problems)
+
+    def _changed(self, s: Any, i: int, sp: SpaceSeen) -> bool | None:
+        """Whether space ``i``'s top looks other than when the record last said the same lies there (None:
+        not seen so before)."""
+        before = self.looks.get(_space_key(s, i))
+        return None if before is None else before != sp.look()
+
+    def _chance(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...], bool]:
+        head = s.pending[0]
+        ex = seen.exploration
+        if head.kind in (PendingKind.DOMINO_TO_PILE, PendingKind.DOMINO_TO_LEGEND):
+            outcomes = self.game.chance_outcomes(s)
+            if outcomes and len(outcomes) == 1:
+                return outcomes[0], (), False  # the deck is known: the top is what turns up
+            if head.kind is PendingKind.DOMINO_TO_PILE and ex is not None:
+                sp = ex.spaces[head.target - 1]
+                if sp.face_up and sp.sure and sp.tops:
+                    return Reveal(sp.tops[0]), (), False
+            return None, (f"{head}: the domino turned up is not read surely; enter it on the page",), False
+        if head.kind is PendingKind.GEM_TO_LEGEND:
+            return None, ("the Legend draws a random gem: enter the gem drawn on the page",), False
+        if ex is None:
+            return None, (), False
+        sp = ex.spaces[head.target - 1]
+        have = s.spaces[head.target - 1].gems
+        for c in COLOURS:
+            if sp.gems[c.index] > have[c.index] and s.bag[c.index]:
+                return Draw(Gem.of(c)), (), False
+        mythical = Gem.MYTHICAL.index
+        if any(sp.gems[c.index] < have[c.index] for c in COLOURS):
+            return None, (f"gem area {head.target} shows fewer gems than it holds: a gem taken or knocked off?",), False
+        if s.bag[mythical] and (sp.mythical is None or sp.mythical > have[mythical]):
+            return Draw(Gem.MYTHICAL), (), sp.mythical is None
+        return None, (), False
+
+    def _take(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...]]:
+        ex = seen.exploration
+        if ex is None:
+            return None, ()
+        # A taken domino: its space looks otherwise (other colours, or another look than before) and its gem
+        # area lost a gem. Tall piles are read with icons missed, so an exact reading is not asked for.
+        ups = [i for i, sp in enumerate(s.spaces) if sp.face_up is not None]
+        looks = {i: ex.spaces[i] for i in ups}
+        recolour = {i for i in ups if not looks[i].coloured_as(s.spaces[i].face_up)}
+        changed = {i for i in ups if self._changed(s, i, looks[i])}
+        if all(sp.mythical is not None for sp in ex.spaces):  # a reader that sees everything (the truth)
+            recolour = {i for i in ups if not looks[i].shows(s.spaces[i].face_up)}
+        gemmed = {i for i in ups if looks[i].gems != tuple(s.spaces[i].gems[:5])}
+        gone = []
+        for evidence in (recolour & gemmed, (recolour | changed) & gemmed, recolour, gemmed, changed):
+            if evidence:
+                gone = sorted(evidence)
+                break
+        if not gone:
+            return None, ()
+        if len(gone) > 1:
+            return None, (f"the face-up dominoes of spaces {' and '.join(str(i + 1) for i in gone)} are not seen "
+                          "where they lay: which one was taken? (or correct the reading)",)
+        i = gone[0]
+        space, sp = s.spaces[i], ex.spaces[i]
+        have = space.gems
+        gem: Gem | None
+        if sum(have) == 0:
+            gem = None
+        elif sum(have) == 1:
+            gem = next(g for g in Gem if have[g.index])
+        else:
+            drops = [c for c in COLOURS if sp.gems[c.index] < have[c.index]]
+            if len(drops) == 1 and have[drops[0].index] - sp.gems[drops[0].index] == 1:
+                gem = Gem.of(drops[0])
+            elif not drops and have[Gem.MYTHICAL.index]:
+                gem = Gem.MYTHICAL
+            else:
+                return None, (f"which gem was taken from gem area {i + 1} is not clear (it held "
+                              f"{_gems_words(have)}): correct the reading or take it on the page",)
+        refill = None
+        if space.face_down == 0:
+            after = tuple(replace(x, face_up=None) if k == i else x for k, x in enumerate(s.spaces))
+            sources = refill_sources(after, i + 1, s.options["pile_refill"])
+            if len(sources) > 1:
+                return None, (f"pile {i + 1} is empty: which pile refilled it? (piles {', '.join(map(str, sources))};"
+                              " choose on the page)",)
+            refill = sources[0] if sources else None
+        return Take(i + 1, gem, refill), ()
+
+    def _flip(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...]]:
+        ex = seen.exploration
+        if ex is None:
+            return None, ()
+        flipped = []
+        for i, space in enumerate(s.spaces):
+            if space.face_up is not None or space.face_down == 0:
+                continue
+            sp = ex.spaces[i]
+            top = known_top(s, i + 1)
+            if top is None:
+                score = 2 if sp.face_up and sp.sure and sp.tops else 0
+            else:
+                # Its face read exactly, or its look changed from its back's (a back has the same colours).
+                score = 2 * sp.shows(top) + 2 * bool(self._changed(s, i, sp)) * sp.coloured_as(top) \
+                    + (sp.face_up and sp.sure and sp.coloured_as(top))
+            if score:
+                flipped.append((score, i + 1))
+        if not flipped:
+            # Nothing read surely turned up: a pile not seen as a back before (the one just taken from) whose
+            # colours are its top's, when it looks face up or the domino is already placed (so it was flipped).
+            seat = s.order[s.turn]
+            view = seen.of(seat)
+            placed = view is not None and not _unchanged(view, s.explorers[seat].pyramid)
+            left = [i for i, space in enumerate(s.spaces) if space.face_up is None and space.face_down
+                    and (top := known_top(s, i + 1)) is not None and self._changed(s, i, ex.spaces[i]) is not False
+                    and ex.spaces[i].coloured_as(top)]
+            if len(left) == 1 and (ex.spaces[left[0]].face_up or placed):
+                return Flip(left[0] + 1), ()
+            if placed:
+                return None, ("the domino is placed but which pile was turned up is not seen: choose the pile on the "
+                              "page",)
+            return None, ()
+        best = max(f[0] for f in flipped)
+        flipped = [f for f in flipped if f[0] == best]
+        if len(flipped) > 1:
+            return None, (f"piles {' and '.join(str(f[1]) for f in flipped)} all look turned up: which one was "
+                          "flipped?",)
+        return Flip(flipped[0][1]), ()
+
+    def _place(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...]]:
+        seat = s.order[s.turn]
+        view = seen.of(seat)
+        if view is None:
+            return None, (f"player {seat + 1}'s pyramid is not in view",)
+        if seen.confirmed:
+            view = replace(view, confirmed=True)
+        pyramid = s.explorers[seat].pyramid
+        if _unchanged(view, pyramid):
+            return None, ()
+        if view.problems and not view.confirmed:
+            return None, view.problems
+        explained = self._explain_view(s, view)
+        unsure = view.unsure if not view.confirmed else ()
+        if not explained.actions:
+            if unsure:
+                return None, (f"quarter cells {_cells_text(unsure)} of player {seat + 1}'s pyramid are hard to read "
+                              "(a hand, glare, a colour not taught?): correct them or press CONFIRM",
+                              *explained.problems)
+            return None, explained.problems
+        return explained.actions[0], ()
+
+    # --- buttons and the page --------------------------------------------------------------------
+    def button(self, state: Any, button: str, *, long: bool) -> ButtonChoice:
+        """At a stage end a long CONFIRM records the next step of the suggested activation; otherwise as
+        every game (NEXT points at a legal action, CONFIRM takes it)."""
+        self.record = state
+        if button == "confirm" and long and state.phase is Phase.SCORE and not state.pending:
+            seat = self.game.to_move(state)  # type: ignore[attr-defined]
+            if seat is not None and len(state.explorers[seat].stage_scores) < state.stage:
+                return ButtonChoice(action=scoring_step(self.game, state))
+        return super().button(state, button, long=long)
+
+    def view(self, state: Any) -> dict[str, Any]:
+        self.record = state
+        return super().view(state)
+
     def is_table_action(self, action: Any) -> bool:
-        return isinstance(action, Place)
+        return isinstance(action, (Place, Take, Flip))
 
     def seen_json(self, seen: Any) -> dict[str, Any]:
-        views = seen.views if isinstance(seen, PyramidsView) else (_view(seen),)
+        views = _views(seen)
         out = []
         for v in views:
             fixed = dict(v.corrections)
@@ -276,14 +704,72 @@ class PyramidoTable(TableAdapter):
                     "centre": [round(x, 1) for x in c.centre],
                 })
             out.append({"seat": v.seat, "aligned": v.aligned, "cells": cells, "problems": list(v.problems)})
-        return {"pyramids": out}
+        result: dict[str, Any] = {"pyramids": out}
+        if isinstance(seen, TableView) and seen.exploration is not None:
+            result["exploration"] = [
+                {"pile": sp.pile, "tops": [str(d) for d in sp.tops], "face_up": sp.face_up, "sure": sp.sure,
+                 "gems": list(sp.gems), "mythical": sp.mythical}
+                for sp in seen.exploration.spaces]
+        return result
 
     def reading_at(self, seen: Any, x: float, y: float) -> int:
-        views = seen.views if isinstance(seen, PyramidsView) else (_view(seen),)
+        views = _views(seen)
         cells = [c for v in views for c in v.cells]
         if not cells:
             raise SessionError("no cells were read")
         return min(range(len(cells)), key=lambda i: (cells[i].centre[0] - x) ** 2 + (cells[i].centre[1] - y) ** 2)
+
+
+def _space_key(s: Any, i: int) -> tuple[Any, ...]:
+    """What the record says lies on pile ``i`` (0-based): a face-up domino, a back (the known top), or nothing."""
+    space = s.spaces[i]
+    if space.face_up is not None:
+        return (i, "up", str(space.face_up), space.face_down)
+    if space.face_down:
+        return (i, "back", str(known_top(s, i + 1) or space.back), space.face_down)
+    return (i, "empty")
+
+
+def _mover(state: Any) -> int | None:
+    """The seat whose pyramid the camera must read now (None: nobody is taking a turn)."""
+    if state is None or state.phase not in (Phase.TAKE, Phase.FLIP, Phase.PLACE):
+        return None
+    return int(state.order[state.turn])
+
+
+def _unchanged(view: PyramidView, pyramid: Pyramid) -> bool:
+    """The pyramid seen is the recorded one: every cell read surely agrees (unsure ones are not counted)."""
+    shown = view.shown()
+    fixed = {c for c, _ in view.corrections}
+    unsure = {c.cell for c in view.cells if not c.sure and c.cell not in fixed}
+    if not view.aligned:
+        return not pyramid.placed and not {c for c in shown if c not in unsure}
+    expected = observed(pyramid)
+    return all(shown.get(c) == expected.get(c) for c in set(shown) | set(expected) if c not in unsure)
+
+
+def _gems_words(gems: Sequence[int]) -> str:
+    from engine.pyramido.dominoes import gems_text
+
+    return gems_text(tuple(gems))
+
+
+def _agree_key(readings: Sequence[Any]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for r in readings:
+        if isinstance(r, ExplorationSeen):
+            out.append(tuple((sp.tops, sp.face_up, sp.gems, sp.mythical) for sp in r.spaces))
+        elif isinstance(r, PyramidView):
+            out.append((r.seat, tuple(sorted(r.after.items()))))
+        else:
+            out.append((getattr(r, "seat", None), tuple((c.cell, c.colour, c.icon) for c in r.cells)))
+    return tuple(out)
+
+
+def _views(seen: Any) -> tuple[PyramidView, ...]:
+    if isinstance(seen, TableView):
+        return seen.pyramids
+    return seen.views if isinstance(seen, PyramidsView) else (_view(seen),)
 
 
 def _view(seen: Any) -> PyramidView:
