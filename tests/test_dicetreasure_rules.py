@@ -569,16 +569,19 @@ def test_solo_last_turns_discard_set_aside_deal_two_and_fill_from_the_common_res
         act(state, "continue")
     with pytest.raises(IllegalActionError, match="dice come from common now, not hand"):
         act(state, "place blue:1 f1#1")
-    state = act(state, "reserve purple:6")
-    state = act(state, "reserve blue:5")
-    with pytest.raises(IllegalActionError, match="already holds 2 dice"):
-        act(state, "reserve blue:4")
+    # "As far as possible" first: no die goes to the personal reserve before the fill is done (that would dodge it).
+    with pytest.raises(IllegalActionError, match=r"fill the new cards from the common reserve first \(0 of 6"):
+        act(state, "reserve purple:6")
     # Fill greedily: the first legal place each time, until nothing fits; a filled card is claimed at once.
     while FinishSetup() not in GAME.legal_actions(state):
         place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place))
         assert place.source is Source.COMMON
         state = ok(GAME.apply(state, place))
     assert [c.id for c in state.players[0].claimed] == ["red1", "f1", "f2"] and state.players[0].gold == 3
+    state = act(state, "reserve purple:6")
+    state = act(state, "reserve blue:5")
+    with pytest.raises(IllegalActionError, match="already holds 2 dice"):
+        act(state, "reserve blue:4")
     state = act(state, "continue")
     assert GAME.status(state).phase == "last-roll" and state.dice_to_roll() == 2
     state = ok(pass_turns(state, 2))
@@ -666,3 +669,62 @@ def test_decisions_are_refused_while_chance_is_awaited() -> None:
         act(state, "roll red:1")
     with pytest.raises(IllegalActionError, match="no chance is awaited"):
         GAME.random_chance(state, random.Random(1))
+
+
+# --- what the camera needs of the rules --------------------------------------------------------------
+
+
+def solo_fill_table(new: Sequence[MotifCard], common: Sequence[str]) -> DiceTreasureState:
+    """Hand-made: the solo game's new cards ``new`` dealt before the last turns, the common reserve ``common``."""
+    from engine.dicetreasure.game import max_fill
+
+    state = solo_table()
+    cards = tuple(CardInPlay.fresh(c) for c in new)
+    dice = tuple(d(t) for t in common)
+    ann = dataclasses.replace(state.players[0], cards=cards)
+    return dataclasses.replace(state, players=(ann,), phase=Phase.SOLO_FILL, steal=True, cycle=5, common=dice,
+                               fill_target=max_fill(cards, dice), fill_placed=0)
+
+
+def test_solo_fill_as_far_as_possible_cannot_be_dodged_by_order_or_by_the_reserve() -> None:
+    # Space 1 takes any die, space 2 (next to it) only a red one. From red:2 red:3 blue:2 both can be filled
+    # (red:3 on 2, blue:2 on 1), but red:2 on space 1 first would leave space 2 unfillable.
+    two = card("two", spaces=[Space((0, 0)), Space((1, 0), "red")])
+    state = solo_fill_table([two], ["red:2", "red:3", "blue:2"])
+    assert state.fill_target == 2
+    with pytest.raises(IllegalActionError, match=r"could then hold only 1 dice .* but 2 fit: fill them as far"):
+        act(state, "place common red:2 two#1")
+    assert Place(d("red:2"), "two", 1, Source.COMMON) not in GAME.legal_actions(state)
+    # The reserve may not take a die first, nor may the fill stop short.
+    with pytest.raises(IllegalActionError, match=r"fill the new cards from the common reserve first \(0 of 2"):
+        act(state, "reserve red:3")
+    with pytest.raises(IllegalActionError, match=r"as far as is legal first \(0 of 2 dice placed\)"):
+        act(state, "continue")
+    assert not [a for a in GAME.legal_actions(state) if str(a).startswith(("reserve", "continue"))]
+    state = act(act(state, "place common red:3 two#2"), "place common blue:2 two#1")
+    assert state.players[0].claimed[-1].id == "two" and state.fill_placed == 2
+    assert {str(a) for a in GAME.legal_actions(state)} == {"reserve red:2", "continue"}
+    state = act(act(state, "reserve red:2"), "continue")
+    assert state.phase is Phase.ROLL and state.players[0].reserve == (d("red:2"),) and state.fill_target == 0
+
+
+def test_max_fill_counts_what_any_order_can_place() -> None:
+    from engine.dicetreasure.game import max_fill
+
+    need3 = card("need3", spaces=[Space((0, 0), value=3), Space((1, 0), value=3), Space((2, 0))])
+    # Two 3s cannot lie side by side; the third space takes any die not next to a same colour or value.
+    assert max_fill((CardInPlay.fresh(need3),), [d("red:3"), d("blue:3"), d("green:5")]) == 2
+    assert max_fill((CardInPlay.fresh(need3),), [d("red:3"), d("blue:4")]) == 2  # 3 on 1, 4 on 3
+    assert max_fill((CardInPlay.fresh(need3),), []) == 0
+    assert max_fill((CardInPlay.fresh(card("x")), CardInPlay.fresh(card("y"))),
+                    [d(f"{c}:{v}") for c in ("red", "blue") for v in (1, 2, 3)]) == 6
+
+
+def test_a_qualifying_player_is_offered_the_leprechaun_card() -> None:
+    from engine.dicetreasure.game import bonus_offers
+
+    cards = [card("r", "red"), card("b", "blue", 2)]
+    assert bonus_offers(leprechaun_table(cards)) == ()
+    state = leprechaun_table([*cards, card("g", "green", 3)])
+    assert [b.id for b in bonus_offers(state)] == ["blue"]
+    assert bonus_offers(act(state, "claim blue")) == ()  # one per player per game

@@ -287,6 +287,69 @@ def dealt_player(state: DiceTreasureState) -> int:
     return state.order()[state.dealt] if state.phase is Phase.DEAL else state.active
 
 
+def max_fill(cards: Sequence[CardInPlay], pool: Iterable[Die]) -> int:
+    """The most dice of ``pool`` that can lie on the empty spaces of ``cards`` at once, legally (requirements and
+    neighbours, the dice already there included): the solo game's "fill them as far as possible" (RULES.md 3.6).
+
+    A depth-first search over the empty spaces, each given one of the distinct dice left or left empty, cut off
+    as soon as it cannot beat the best found; two new cards have at most 10 spaces, so it stays small."""
+    counts = Counter(pool)
+    # A space no die of the pool meets on its own can never be filled: leave it out of the search (the bound
+    # below is then tight enough that a fill short of every space is found quickly too).
+    empties = [(k, i) for k, cip in enumerate(cards) for i, die in enumerate(cip.dice)
+               if die is None and any(cip.card.spaces[i].accepts(d) for d in counts)]
+    dice = [list(cip.dice) for cip in cards]
+    best = 0
+    seen: set[tuple[object, ...]] = set()
+
+    def search(n: int, placed: int) -> bool:
+        """True once every empty space is filled (nothing can beat that)."""
+        nonlocal best
+        if placed + len(empties) - n <= best:
+            return False
+        if n == len(empties):
+            best = placed
+            return placed == len(empties)
+        # The same dice left and the same dice on the cards: this was searched already (orders repeat).
+        key = (n, placed, tuple(sorted((str(d), c) for d, c in counts.items() if c)), tuple(map(tuple, dice)))
+        if key in seen:
+            return False
+        seen.add(key)
+        k, i = empties[n]
+        card = cards[k].card
+        space = card.spaces[i]
+        for die in list(counts):
+            if counts[die] == 0 or not space.accepts(die):
+                continue
+            if any((o := dice[k][j]) is not None and (o.colour == die.colour or o.value == die.value)
+                   for j in card.adjacent[i]):
+                continue
+            counts[die] -= 1
+            dice[k][i] = die
+            done = search(n + 1, placed + 1)
+            counts[die] += 1
+            dice[k][i] = None
+            if done:
+                return True
+        return search(n + 1, placed)
+
+    search(0, 0)
+    return best
+
+
+def bonus_offers(state: DiceTreasureState) -> tuple[BonusCard, ...]:
+    """The leprechaun cards the active player may claim now (none held yet, the claimed cards meet every
+    requirement): the device offers them, so a player who qualifies is asked rather than losing the card by
+    not claiming it."""
+    if state.phase not in (Phase.TURN, Phase.SOLO_FILL) or not state.leprechauns:
+        return ()
+    p = state.players[state.active]
+    if p.bonus is not None:
+        return ()
+    backgrounds = [c.background for c in p.claimed]
+    return tuple(b for b in state.bonus_offer if b.met_by(backgrounds))
+
+
 # --- the game --------------------------------------------------------------------------------------
 
 
@@ -371,13 +434,32 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         return actions
 
     def _solo_fill_actions(self, state: DiceTreasureState) -> list[Action]:
-        places = self._places(state, state.common, Source.COMMON)
-        actions = places + self._bonus_claims(state)
+        if state.fill_placed < state.fill_target:
+            # Fill first, and only with placements that keep the most dice possible within reach.
+            places = [a for a in self._places(state, state.common, Source.COMMON)
+                      if isinstance(a, Place) and self._fill_shortfall(state, a) is None]
+            return places + self._bonus_claims(state)
+        actions = self._bonus_claims(state)
         if len(state.players[0].reserve) < RESERVE_LIMIT:
             actions.extend(Reserve(d) for d in _distinct(state.common))
-        if not places:
-            actions.append(FinishSetup())
+        actions.append(FinishSetup())
         return actions
+
+    def _fill_shortfall(self, state: DiceTreasureState, action: Place) -> str | None:
+        """Why ``action`` would leave the solo fill short of the most dice possible (``None``: it does not)."""
+        cards = target_cards(state)
+        index = next((k for k, c in enumerate(cards) if c.card.id == action.card), None)
+        common = _without(state.common, action.die)
+        if index is None or common is None or not 1 <= action.space <= len(cards[index].dice):
+            return None  # _place names what is wrong
+        dice = list(cards[index].dice)
+        dice[action.space - 1] = action.die
+        after = (*cards[:index], CardInPlay(cards[index].card, tuple(dice)), *cards[index + 1 :])
+        reach = state.fill_placed + 1 + max_fill(after, common)
+        if reach >= state.fill_target:
+            return None
+        return (f"the new cards could then hold only {reach} dice from the common reserve, but {state.fill_target} "
+                "fit: fill them as far as possible")
 
     # --- applying ----------------------------------------------------------------------------
     def apply(self, state: DiceTreasureState, action: Action) -> DiceTreasureState:
@@ -451,7 +533,8 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         state = replace(state, draw_pile=tuple(pile.values()), discards=discards)
         state = _set_player(state, seat, replace(state.players[seat], cards=cards))
         if state.phase is Phase.SOLO_DEAL:
-            return replace(state, phase=Phase.SOLO_FILL)
+            target = max_fill(cards, state.common)
+            return replace(state, phase=Phase.SOLO_FILL, fill_target=target, fill_placed=0)
         if state.dealt + 1 < len(state.players):
             return replace(state, dealt=state.dealt + 1)
         return replace(state, dealt=0, phase=Phase.ROLL)
@@ -512,7 +595,16 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         reason = why_not(cip, action.space - 1, action.die)
         if reason:
             raise IllegalActionError(f"{action}: card {cip.card.id} {reason}")
+        if state.phase is Phase.SOLO_FILL:
+            if state.fill_placed >= state.fill_target:
+                raise IllegalActionError(f"{action}: the new cards hold already as many dice as the common reserve "
+                                         "can give them")
+            short = self._fill_shortfall(state, action)
+            if short is not None and action.die in state.common:
+                raise IllegalActionError(f"{action}: {short}")
         state = self._take(state, action.source, action.die, action)
+        if state.phase is Phase.SOLO_FILL:
+            state = replace(state, fill_placed=state.fill_placed + 1)
         dice = list(cip.dice)
         dice[action.space - 1] = action.die
         cip = CardInPlay(cip.card, tuple(dice))
@@ -585,6 +677,11 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
 
     def _reserve(self, state: DiceTreasureState, action: Reserve) -> DiceTreasureState:
         p = state.players[0]
+        if state.fill_placed < state.fill_target:
+            raise IllegalActionError(
+                f"{action}: fill the new cards from the common reserve first ({state.fill_placed} of "
+                f"{state.fill_target} dice placed); then up to {RESERVE_LIMIT} dice may go to the personal reserve"
+            )
         if len(p.reserve) >= RESERVE_LIMIT:
             raise IllegalActionError(f"{action}: the personal reserve already holds {RESERVE_LIMIT} dice")
         state = self._take(state, Source.COMMON, action.reserve, action)
@@ -592,11 +689,12 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
 
     def _finish_setup(self, state: DiceTreasureState, action: FinishSetup) -> DiceTreasureState:
         places = self._places(state, state.common, Source.COMMON)
-        if places:
+        if places or state.fill_placed < state.fill_target:
             raise IllegalActionError(
-                f"{action}: fill the new cards from the common reserve as far as is legal first; {legal_hint(places)}"
+                f"{action}: fill the new cards from the common reserve as far as is legal first ({state.fill_placed} "
+                f"of {state.fill_target} dice placed); {legal_hint(places)}"
             )
-        return replace(state, phase=Phase.ROLL)
+        return replace(state, phase=Phase.ROLL, fill_target=0, fill_placed=0)
 
     # --- chance ------------------------------------------------------------------------------
     def random_chance(self, state: DiceTreasureState, rng: random.Random) -> Action:

@@ -104,6 +104,10 @@ class DiceTreasureState:
     bonus_box: tuple[BonusCard, ...] = ()  # leprechaun cards not yet laid out
     bonus_offer: tuple[BonusCard, ...] = ()  # laid out and not yet claimed
     steal: bool = False  # the steal phase (solo: the last turns) has begun this round
+    # Solo, filling the 2 new cards: the most dice the common reserve could put on them when they were dealt,
+    # and the dice placed so far ("as far as possible" is this count, whatever the order or the reserve taken).
+    fill_target: int = 0
+    fill_placed: int = 0
     last_round: bool = False
     end_reason: str = ""
 
