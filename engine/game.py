@@ -17,10 +17,13 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from engine import serial
 from engine.errors import InvalidActionError, InvalidStateError
+
+if TYPE_CHECKING:
+    from engine.advice import Advice
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -250,6 +253,15 @@ class Game(ABC, Generic[S, A]):
     def board_text(self, state: S) -> str:
         """What is on the table, as text for a terminal (several lines; empty if the game shows nothing)."""
         return ""
+
+    def advise(
+        self, state: S, *, seed: int = 0, budget_s: float = 0.3, playouts: int | None = None
+    ) -> Advice | None:
+        """A hint for the decision now: the legal options ranked (:class:`engine.advice.Advice`), from seeded
+        playouts within ``budget_s`` seconds (or exactly ``playouts`` per option, whatever the time), the same for
+        the same seed and number of playouts; None where the game gives no hint or there is no decision to hint
+        at (chance awaited, the game over)."""
+        return None
 
     def check_state(self, state: S) -> S:
         """Raise InvalidStateError listing the defects of ``state``, or return it."""

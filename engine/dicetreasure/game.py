@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from engine.advice import Advice
 from engine.dice import Die
 from engine.dicetreasure.cards import BACKGROUNDS, BonusCard, Deck, MotifCard, sample_deck
 from engine.dicetreasure.placement import card_defects, fitting, target_cards, why_not
@@ -845,6 +846,14 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         from engine.dicetreasure.simulate import eager_policy
 
         return eager_policy
+
+    def advise(
+        self, state: DiceTreasureState, *, seed: int = 0, budget_s: float = 0.3, playouts: int | None = None
+    ) -> Advice | None:
+        """The hint for the decision now, ranked by seeded playouts (:mod:`engine.dicetreasure.advice`)."""
+        from engine.dicetreasure import advice  # advice plays the game: imported when asked
+
+        return advice.advise(state, seed=seed, budget_s=budget_s, playouts=playouts)
 
     def board_text(self, state: DiceTreasureState) -> str:
         from engine.dicetreasure import words

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine.advice import Advice
 from engine.dice import Die
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
 from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, instance, register
@@ -576,6 +577,14 @@ class PyradiceGame(Game[PyradiceState, Action]):
         if state.phase is Phase.ROLL:
             return [Roll(v) for v in range(1, 7)]
         return None
+
+    def advise(
+        self, state: PyradiceState, *, seed: int = 0, budget_s: float = 0.3, playouts: int | None = None
+    ) -> Advice | None:
+        """The hint for the decision now, ranked by seeded playouts (:mod:`engine.pyradice.advice`)."""
+        from engine.pyradice import advice  # advice plays the game: imported when asked
+
+        return advice.advise(state, seed=seed, budget_s=budget_s, playouts=playouts)
 
     def board_text(self, state: PyradiceState) -> str:
         return words.board_text(state)

@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from engine import serial
+from engine.advice import Advice
 from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError, legal_hint
 from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, instance, register
 from engine.pyramido.activation import MIXES, ActivationResult, AreaActivation, best_activation, check_mix, gems_for
@@ -938,6 +939,14 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         from engine.pyramido import words
 
         return words.chance_prompt(state)
+
+    def advise(
+        self, state: PyramidoState, *, seed: int = 0, budget_s: float = 0.3, playouts: int | None = None
+    ) -> Advice | None:
+        """The hint for the decision now, ranked by seeded playouts (:mod:`engine.pyramido.advice`)."""
+        from engine.pyramido import advice  # advice plays the game: imported when asked
+
+        return advice.advise(state, seed=seed, budget_s=budget_s, playouts=playouts)
 
     def board_text(self, state: PyramidoState) -> str:
         from engine.pyramido import words
