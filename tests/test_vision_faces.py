@@ -17,7 +17,9 @@ from vision.faces import (
     CONFIDENCE_FLOOR,
     PIP_CROP_SIZE,
     PIP_LAYOUT,
+    PIPS_OVERRULED_ABOVE,
     SECOND_LOOK_BELOW,
+    SURE_FLOOR,
     TIGHT_SIDE,
     FaceModel,
     PipReading,
@@ -148,6 +150,20 @@ def test_decide_marks_unsure_instead_of_guessing() -> None:
     low = np.array([0.0, 0.0, 0.6, 0.4, 0.0, 0.0])
     decision = decide(low, agree)
     assert decision.unsure and decision.value == 3 and decision.confidence == pytest.approx(0.6)
+
+
+def test_a_pip_count_is_overruled_only_by_a_model_sure_past_the_overrule_level() -> None:
+    other = PipReading(5, False, None, 50.0, None)
+    certain = np.array([0.0, 0.0, 0.9995, 0.0005, 0.0, 0.0])
+    assert decide(certain, other).unsure is True  # without the overrule (the games' readers) the count still asks
+    assert decide(certain, other, pips_overruled_above=PIPS_OVERRULED_ABOVE).unsure is False
+    almost = np.array([0.0, 0.0, 0.998, 0.002, 0.0, 0.0])
+    assert decide(almost, other, pips_overruled_above=PIPS_OVERRULED_ABOVE).reason == "pip count says 5"
+    assert decide(certain, PipReading(3, True, None, 50.0, None), pips_overruled_above=0.999).reason == "cocked"
+    # The die reader's floor is below the games' and its second look still comes first.
+    assert 0.5 < SURE_FLOOR <= CONFIDENCE_FLOOR <= SECOND_LOOK_BELOW
+    fair, agree = np.array([0.0, 0.0, 0.85, 0.15, 0.0, 0.0]), PipReading(3, False, None, 50.0, None)
+    assert decide(fair, agree, floor=SURE_FLOOR).unsure is False and decide(fair, agree).unsure is True
 
 
 def test_square_turns_are_the_4_distinct_quarter_turns_of_each_crop() -> None:

@@ -23,9 +23,11 @@ import numpy as np
 from vision.colour import Palette, load_palette, measure_bodies
 from vision.crop import as_bgr, crop_die
 from vision.faces import (
-    CONFIDENCE_FLOOR,
     NOT_A_DIE_FLOOR,
     PIP_CROP_SIZE,
+    PIPS_OVERRULED_ABOVE,
+    SECOND_LOOK_BELOW,
+    SURE_FLOOR,
     TIGHT_SIDE,
     FaceModel,
     count_pips_batch,
@@ -86,8 +88,9 @@ def default_detector(threads: int = 1) -> Detector:
 class DiceRecognizer:
     """Reads dice. Load once (models are loaded in the constructor), call :meth:`read` per image.
 
-    ``floor`` is the confidence below which a die is marked unsure and given its second look (the device uses
-    :data:`vision.faces.CONFIDENCE_FLOOR`; other values are for measuring, ``python -m vision.tune_check``)."""
+    ``floor`` is the confidence below which a die is marked unsure (the device uses :data:`vision.faces.SURE_FLOOR`;
+    other values are for measuring: ``python -m vision.tune_check``, the trade-off curve of ``eval-dice``). Dice
+    below :data:`vision.faces.SECOND_LOOK_BELOW` (or below ``floor``, if higher) get their second look first."""
 
     def __init__(
         self,
@@ -95,7 +98,7 @@ class DiceRecognizer:
         palette: str | Palette = "dice",
         threads: int = 1,
         faces: FaceModel | None = None,
-        floor: float = CONFIDENCE_FLOOR,
+        floor: float = SURE_FLOOR,
     ) -> None:
         self.floor = valid_floor(floor)
         self.palette = palette if isinstance(palette, Palette) else load_palette(palette)
@@ -177,7 +180,7 @@ class DiceRecognizer:
         # The second look follows the floor (as SECOND_LOOK_BELOW does CONFIDENCE_FLOOR): no die is marked unsure
         # for low confidence before its other views were read.
         counts = [p.count for p in pip_readings]
-        probabilities = second_look(self.faces, small, probabilities, counts, self.floor, tight)
+        probabilities = second_look(self.faces, small, probabilities, counts, max(self.floor, SECOND_LOOK_BELOW), tight)
         # A die whose dropped twin box read another face is unsure: which box was the die is not certain.
         disputed = {k for k, p in twins if int(np.argmax(p)) != int(np.argmax(probabilities[k]))}
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
@@ -185,7 +188,7 @@ class DiceRecognizer:
         for i, (candidate, probs, pips, lab, none) in enumerate(
             zip(found, probabilities, pip_readings, labs, not_die, strict=True)
         ):
-            decision = decide(probs, pips, self.faces.values, self.floor)
+            decision = decide(probs, pips, self.faces.values, self.floor, PIPS_OVERRULED_ABOVE)
             colour, colour_distance = self.palette.nearest(lab)
             readings.append(
                 DieReading(
