@@ -27,6 +27,7 @@ from vision.colour_fit import (
     calibrated_right,
     colour_medians,
     fit_camera,
+    fit_kinds,
     main,
     named_right,
     read_colour_labels,
@@ -98,7 +99,22 @@ def test_committed_camera_matrix_is_the_fit_and_names_real_dice_better(
     def right(row: str, column: int) -> int:
         return int(rows[row].split(" | ")[column].split(" of ")[0])
 
-    # The ideal colours named about half the train dice and two thirds of val; the camera model over 80% of both.
+    # The ideal colours named about half the train dice and two thirds of val; the camera model over 80% of both;
+    # with the kinds of real dice (issue 25) at least 95% of val (213 of 220 on the machine it was measured on;
+    # a margin of four dice for another CPU's 8-bit kernels, which move a die's box and so its crop's colour).
+    one = "the camera model, one reference per name (until issue 25)"
     assert right("nominal colours, no camera model", 1) < 130 and right("nominal colours, no camera model", 2) < 150
-    assert right("the committed camera model (CAMERA_MATRIX)", 1) >= 180
-    assert right("the committed camera model (CAMERA_MATRIX)", 2) >= 175
+    assert right(one, 1) >= 180 and right(one, 2) >= 175
+    committed = "the committed camera model and kinds (CAMERA_MATRIX, DICE_KINDS)"
+    assert right(committed, 1) >= 210
+    assert right(committed, 2) >= 209  # 95% of 220
+
+
+def test_kinds_are_fitted_per_best_name_and_are_the_same_every_run() -> None:
+    teal = [die((35.0 + i * 0.1, -17.0, 9.0), "green") for i in range(6)]
+    plain = [die((44.0 - i * 0.1, -39.0, 25.0), "green", "blue") for i in range(6)]  # best name green
+    few = [die((70.0, 0.0, 8.0), "ivory"), die((72.0, 0.0, 6.0), "ivory", "white")]
+    kinds = fit_kinds(teal + plain + few)
+    assert sorted(kinds) == ["green", "ivory"] and len(kinds["ivory"]) == 1  # under 8 dice: one kind
+    assert sorted(round(k[1]) for k in kinds["green"]) == [-39, -17]
+    assert fit_kinds(teal + plain + few) == kinds

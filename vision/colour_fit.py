@@ -32,7 +32,9 @@ import numpy as np
 from engine.dice import PALETTES
 from vision.colour import (
     CAMERA_MATRIX,
+    DICE_KINDS,
     DICE_PALETTE,
+    LIGHTNESS_WEIGHT,
     NOMINAL_RGB,
     Lab,
     Palette,
@@ -132,6 +134,53 @@ def fit_camera(medians: dict[str, Lab]) -> np.ndarray:
     return np.asarray(solution.T)
 
 
+#: At most this many kinds per name (:data:`vision.colour.DICE_KINDS`), and one more kind per this many dice.
+KINDS_PER_NAME = 2
+DICE_PER_KIND = 4
+
+
+def fit_kinds(dice: list[LabelledDie], per_name: int = KINDS_PER_NAME) -> dict[str, tuple[Lab, ...]]:
+    """Kinds of dice of each name (by each label's best name): k-means in the palette's distance (lightness
+    weighted by LIGHTNESS_WEIGHT), ``per_name`` kinds where a name has ``DICE_PER_KIND * per_name`` dice or more,
+    fewer below; seeded, so the fit is the same every run."""
+    by_name: dict[str, list[Lab]] = defaultdict(list)
+    for die in dice:
+        by_name[die.colours[0]].append(die.lab)
+    weight = np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
+    kinds = {}
+    for name in sorted(by_name):
+        points = np.array(by_name[name], np.float64)
+        k = min(per_name, max(1, len(points) // DICE_PER_KIND))
+        rng = np.random.default_rng(0)
+        centres = points[rng.choice(len(points), k, replace=False)]
+        for _ in range(50):
+            nearest = np.argmin((((points[:, None] - centres[None]) * weight) ** 2).sum(axis=2), axis=1)
+            centres = np.array(
+                [points[nearest == j].mean(axis=0) if (nearest == j).any() else centres[j] for j in range(k)]
+            )
+        kinds[name] = tuple((float(c[0]), float(c[1]), float(c[2])) for c in centres)
+    return kinds
+
+
+def taught_right(
+    dice: list[LabelledDie], names: tuple[str, ...], seed: int = 0, draws: int = CALIBRATION_DRAWS
+) -> tuple[float, float, int]:
+    """A game's colours taught from one die of each (drawn from ``dice`` with that single name, as at the table
+    the game's own dice are taught), then the other dice whose best name is one of ``names`` named with the
+    taught palette alone: mean share right, worst share, and how many dice are measured per draw."""
+    pool = {n: [d for d in dice if d.colours == (n,)] for n in names}
+    taught_names = tuple(n for n in names if pool[n])
+    own = [d for d in dice if d.colours[0] in taught_names]
+    rng = np.random.default_rng(seed)
+    shares = []
+    for _ in range(draws):
+        taught = {n: pool[n][int(rng.integers(len(pool[n])))] for n in taught_names}
+        palette = Palette("taught", tuple((n, t.lab) for n, t in taught.items()), True)
+        rest = [d for d in own if all(d is not t for t in taught.values())]
+        shares.append(named_right(palette, rest) / max(len(rest), 1))
+    return float(np.mean(shares)), float(np.min(shares)), len(own) - len(taught_names)
+
+
 def named_right(palette: Palette, dice: list[LabelledDie]) -> int:
     """How many dice ``palette`` names with a name their label accepts."""
     return sum(palette.nearest(d.lab)[0] in d.colours for d in dice)
@@ -178,13 +227,20 @@ def main(argv: list[str] | None = None) -> int:
     print("camera matrix fitted on the train split's labelled dice (linear RGB, rows R G B of the camera):")
     for row in matrix:
         print("    (" + ", ".join(f"{v:.3f}" for v in row) + "),")
-    nominal = nominal_palette("dice", np.eye(3))  # the ideal colours, as the palettes were until the eighth round
+    kinds = fit_kinds(split["train"])
+    print("kinds of dice fitted on the train split's labelled dice (CIELAB; vision.colour.DICE_KINDS):")
+    for name, labs in kinds.items():
+        print(f'    "{name}": (' + " ".join("(" + ", ".join(f"{v:.2f}" for v in lab) + ")," for lab in labs) + "),")
+    nominal = nominal_palette("dice", np.eye(3), use_kinds=False)  # the ideal colours, until the eighth round
+    fitted = nominal_palette("dice", matrix, use_kinds=False)
+    fitted = Palette("dice", fitted.colours, kinds=tuple((n, k) for n in fitted.names for k in kinds.get(n, ())))
     print("\n| dice named right (`dice` palette, 12 colours) | train split (fitted on) | val split |")
     print("|---|---|---|")
     rows = [
         ("nominal colours, no camera model", nominal),
-        ("the fitted camera model", nominal_palette("dice", matrix)),
-        ("the committed camera model (CAMERA_MATRIX)", nominal_palette("dice")),
+        ("the camera model, one reference per name (until issue 25)", nominal_palette("dice", use_kinds=False)),
+        ("the fitted camera model and kinds of dice", fitted),
+        ("the committed camera model and kinds (CAMERA_MATRIX, DICE_KINDS)", nominal_palette("dice")),
     ]
     for what, palette in rows:
         cells = [
@@ -202,16 +258,41 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| a game's palette, on the dice whose best name is in it | train split | val split |")
     print("|---|---|---|")
     for game, game_colours in PALETTES.items():
-        ideal, seen = nominal_palette(game, np.eye(3)), nominal_palette(game)
+        ideal, seen = nominal_palette(game, np.eye(3), use_kinds=False), nominal_palette(game, use_kinds=False)
+        kinded = nominal_palette(game)
         cells = []
         for d in split.values():
             own = [die for die in d if die.colours[0] in game_colours]
-            cells.append(f"{named_right(ideal, own)} -> {named_right(seen, own)} of {len(own)}")
-        print(f"| {game} ({', '.join(game_colours)}): ideal colours -> camera model | " + " | ".join(cells) + " |")
+            cells.append(
+                f"{named_right(ideal, own)} -> {named_right(seen, own)} -> {named_right(kinded, own)} of {len(own)}"
+            )
+        print(
+            f"| {game} ({', '.join(game_colours)}): ideal colours -> camera model -> with kinds | "
+            + " | ".join(cells)
+            + " |"
+        )
+    print(
+        "\n| a game's colours taught from one die of each of the same split (200 draws): the other dice of those "
+        "colours, named by the taught palette | train split | val split |"
+    )
+    print("|---|---|---|")
+    for game, game_colours in PALETTES.items():
+        cells = []
+        for d in split.values():
+            share, worst_share, measured = taught_right(d, game_colours)
+            cells.append(f"{share:.1%} (worst draw {worst_share:.1%}) of {measured}")
+        print(f"| {game} | " + " | ".join(cells) + " |")
+    failed = False
     if args.check and not np.allclose(matrix, np.asarray(CAMERA_MATRIX), atol=CHECK_TOLERANCE):
         print("CAMERA_MATRIX in vision/colour.py is not the fit above: copy the fit there", file=sys.stderr)
-        return 1
-    return 0
+        failed = True
+    same_kinds = kinds.keys() == DICE_KINDS.keys() and all(
+        np.allclose(np.array(kinds[n]), np.array(DICE_KINDS[n]), atol=0.01) for n in kinds
+    )
+    if args.check and not same_kinds:
+        print("DICE_KINDS in vision/colour.py is not the fit above: copy the fit there", file=sys.stderr)
+        failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
