@@ -450,10 +450,11 @@ def test_explain_placement_says_why_nothing_fits() -> None:
     # Nothing changed.
     with pytest.raises(IllegalActionError, match="no change"):
         explain_placement(s2, d, before, before)
-    # Seen before differs from the record.
+    # Seen before differs from the record in two cells (one misread cell is taken as misread: see below).
     wrong = dict(before)
     wrong[(0, 0)] = (Colour.BLUE, False)
-    with pytest.raises(InvalidStateError, match="quarter cells 0,0"):
+    wrong[(1, 0)] = (Colour.BLUE, False)
+    with pytest.raises(InvalidStateError, match="quarter cells 0,0 1,0"):
         explain_placement(s2, d, wrong, before)
     # Outside the stage-2 frame (a stage-2 domino at x 2-3 sticks out).
     after = dict(before)

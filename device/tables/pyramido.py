@@ -36,7 +36,7 @@ import numpy as np
 
 from device.errors import SessionError
 from device.tables import ButtonChoice, Explained, TableAdapter, explained_by
-from engine.errors import GameError
+from engine.errors import AmbiguousActionError, GameError
 from engine.pyramido import (
     COLOURS,
     Colour,
@@ -462,19 +462,20 @@ class PyramidoTable(TableAdapter):
         else:
             before_seen = dict(seen.before) if seen.before is not None else None
         before = before_seen if before_seen is not None else observed(pyramid)
-        problem = _half_aligned(pyramid, before, after)
-        if problem:
-            return Explained(problems=(problem,))
         try:
             placement = explain_placement(pyramid, domino, before, after)
+        except AmbiguousActionError as exc:
+            return Explained(problems=(f"{exc} on the page",))
         except GameError as exc:
-            return Explained(problems=(str(exc),))
-        same = [p for p in legal_placements(pyramid, domino) if p != placement
-                and observed(pyramid.place(domino, p)) == observed(pyramid.place(domino, placement))]
-        if same:
-            options = " or ".join(str(p) for p in (placement, *same))
-            return Explained(problems=(f"the domino {domino} seen could lie as {options} (the same from above): "
-                                       "choose the placement on the page",))
+            unsure = frozenset(seen.unsure) if not seen.confirmed else frozenset()
+            if not unsure:
+                return Explained(problems=(str(exc),))
+            # The cells read unsure left out: the one legal placement that every sure cell agrees with is taken
+            # (a misread unsure cell then does no harm); two such placements are asked about.
+            try:
+                placement = explain_placement(pyramid, domino, before, after, unknown=unsure)
+            except GameError as again:
+                return Explained(problems=(str(again) if isinstance(again, AmbiguousActionError) else str(exc),))
         return explained_by(self.game, state, [Place(placement)])
 
     # --- a whole turn from the whole table -----------------------------------------------------
@@ -786,21 +787,6 @@ def _align(seen: PyramidView, known: Mapping[Cell, tuple[Colour, bool, int]]) ->
     if a is None or a.runner_up >= a.agree - a.disagree or a.disagree > 8:
         return None
     return (a.dx, a.dy)
-
-
-def _half_aligned(pyramid: Pyramid, before: Mapping[Cell, Seen], after: Mapping[Cell, Seen]) -> str | None:
-    """A stage-1 domino laid half a block off in both axes shows a stage-2 position: say it is half-aligned."""
-    if pyramid.stage != 1:
-        return None
-    changed = [c for c in set(before) | set(after) if before.get(c) != after.get(c)]
-    if not changed:
-        return None
-    xs, ys = [c[0] for c in changed], [c[1] for c in changed]
-    w, h = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-    if (w, h) in ((4, 2), (2, 4)) and min(xs) % 2 == 1 and min(ys) % 2 == 1:
-        return (f"the domino seen at quarter cells {_cells_text(changed)} is half-aligned: it lies half a block off "
-                "in both directions (block sides must line up fully with the blocks beside it)")
-    return None
 
 
 ADAPTER = PyramidoTable

@@ -7,7 +7,8 @@ What the rest of the project uses:
 * :func:`best_activation` (areas, inventory): the activation that scores the most this stage, and its points;
 * the game itself, registered as ``"pyramido"`` (:class:`engine.pyramido.game.Pyramido`), with solo play
   against the Legend;
-* :func:`explain_placement`: which legal placement explains a camera's before/after top view, or why none does.
+* :func:`explain_placement`: which legal placement explains a camera's before/after top view, or why none does
+  (ambiguous, invisible, unknown cells; :func:`explain_first_placement` for a first domino anywhere).
 
 Modules, in the shape of every game package: ``state`` (states and actions), ``game`` (turns, stages, scores),
 ``observe`` (the camera's view), ``words`` (actions in words); and its own: ``dominoes`` (colours, gems, blocks,
@@ -41,7 +42,7 @@ from engine.pyramido.dominoes import (
 from engine.pyramido.game import LEGEND, Pyramido, PyramidoState
 from engine.pyramido.geometry import Direction, Placement, Pyramid, has_room, legal_placements
 from engine.pyramido.legend import legend_search
-from engine.pyramido.observe import explain_placement
+from engine.pyramido.observe import explain_first_placement, explain_placement, invisible_placements
 
 __all__ = [
     "COLOURS",
@@ -65,9 +66,11 @@ __all__ = [
     "areas",
     "areas_of_view",
     "best_activation",
+    "explain_first_placement",
     "explain_placement",
     "generate_deck",
     "has_room",
+    "invisible_placements",
     "legal_placements",
     "legend_search",
     "parse_back",

@@ -5,13 +5,21 @@ quarter-cell coordinates (:mod:`engine.pyramido.geometry`). :func:`explain_place
 before and after a turn with what each legal placement of the domino taken would show. When nothing
 legal fits it says why: the change is not one domino, the domino is half-aligned, it lies where a rule
 forbids (overlap, outside the frame, not connected, wrong stage) or it shows other colours or icons.
+
+What a camera needs besides: two legal placements that show the same top view raise AmbiguousActionError
+naming both (the players choose; the first is never taken silently); a placement that looks exactly like
+what it covers is named by :func:`invisible_placements` ("no change is seen" is then a question, not a
+wait); cells the camera cannot see (``unknown``: a hand, glare) are left out of every comparison, and one
+misread cell of the "before" view is tolerated; the first domino may lie anywhere in the camera's
+coordinates (:func:`explain_first_placement` says by which translation); a stage-1 domino half a block off
+in both axes is reported as half-aligned before anything else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.errors import IllegalActionError, InvalidStateError
+from engine.errors import AmbiguousActionError, IllegalActionError, InvalidStateError
 from engine.pyramido.dominoes import Colour, Domino
 from engine.pyramido.geometry import DIRECTIONS, STAGES, Placement, Pyramid, check_placement, lay, legal_placements
 
@@ -44,25 +52,87 @@ def _overlay(base: dict[Cell, tuple[Colour, bool]], domino: Domino, placement: P
     return view
 
 
-def explain_placement(pyramid: Pyramid, domino: Domino, before: View, after: View) -> Placement:
+def _known(view: View, unknown: frozenset[Cell]) -> dict[Cell, tuple[Colour, bool]]:
+    return {c: v for c, v in view.items() if c not in unknown} if unknown else dict(view)
+
+
+def _same(a: View, b: View, unknown: frozenset[Cell]) -> bool:
+    return _known(a, unknown) == _known(b, unknown)
+
+
+def invisible_placements(pyramid: Pyramid, domino: Domino, unknown: frozenset[Cell] = frozenset()) -> list[Placement]:
+    """The legal placements of ``domino`` that leave the top view as it is (blocks and icons the same as the
+    ones they cover): from above, nothing shows that it was placed there."""
+    before = observed(pyramid)
+    return [p for p in legal_placements(pyramid, domino) if _same(observed(pyramid.place(domino, p)), before, unknown)]
+
+
+def explain_first_placement(domino: Domino, after: View) -> tuple[Placement, tuple[int, int]]:
+    """A first domino seen anywhere (``after`` in the camera's own quarter cells): its placement and the
+    translation (dx, dy) that takes the camera's cells onto the pyramid's (block A on 0,0).
+
+    AmbiguousActionError when two turns show the same (a domino whose halves look alike turned round)."""
+    seen = dict(after)
+    if not seen:
+        raise IllegalActionError("no domino is seen; the first domino has not been placed yet")
+    sx, sy = min(c[0] for c in seen), min(c[1] for c in seen)
+    found: list[tuple[Placement, tuple[int, int]]] = []
+    for p in legal_placements(Pyramid(1), domino):
+        expected = observed(Pyramid(1).place(domino, p))
+        dx = min(c[0] for c in expected) - sx
+        dy = min(c[1] for c in expected) - sy
+        if {(c[0] + dx, c[1] + dy): v for c, v in seen.items()} == expected:
+            found.append((p, (dx, dy)))
+    if not found:
+        raise IllegalActionError(f"the first domino seen does not show {domino} (colours or gem icons differ)")
+    if len(found) > 1:
+        raise AmbiguousActionError(
+            f"the first domino {domino} could lie as {' or '.join(str(p) for p, _ in found)} (the same from above): "
+            "choose the placement"
+        )
+    return found[0]
+
+
+def explain_placement(pyramid: Pyramid, domino: Domino, before: View, after: View, *,
+                      unknown: frozenset[Cell] = frozenset()) -> Placement:
     """The legal placement of ``domino`` that turns ``before`` into ``after``.
 
-    Raises InvalidStateError if ``before`` is not the recorded pyramid, and IllegalActionError naming the
-    quarter cells and the reason when no legal placement explains ``after``.
+    Cells in ``unknown`` (the camera could not see them) are left out of every comparison; one cell of
+    ``before`` that differs from the record is taken as misread. Raises InvalidStateError if ``before`` is
+    not the recorded pyramid, AmbiguousActionError when several legal placements show ``after`` (or, with no
+    change seen, when the domino may lie where it looks exactly like what it covers), and IllegalActionError
+    naming the quarter cells and the reason when no legal placement explains ``after``.
     """
+    unknown = frozenset(unknown)
     expected = observed(pyramid)
-    wrong = _differences(expected, dict(before))
-    if wrong:
+    wrong = _differences(_known(expected, unknown), _known(before, unknown))
+    if len(wrong) > 1:
         raise InvalidStateError(
             f"the pyramid seen before the turn differs from the recorded one at quarter cells {_cells_text(wrong)}"
         )
-    changed = _differences(dict(before), dict(after))
+    before_d = dict(expected)  # one misread cell of the view before: the record is what lay there
+    changed = _differences(_known(before_d, unknown), _known(after, unknown))
     if not changed:
+        hidden = invisible_placements(pyramid, domino, unknown)
+        if hidden:
+            raise AmbiguousActionError(
+                f"no change is seen in the pyramid, but {domino} would look exactly like what it covers at "
+                f"{' or '.join(str(p) for p in hidden)}: has it been placed there? (choose the placement)"
+            )
         raise IllegalActionError("no change is seen in the pyramid; the domino has not been placed yet")
-    after_d = dict(after)
-    for placement in legal_placements(pyramid, domino):
-        if observed(pyramid.place(domino, placement)) == after_d:
-            return placement
+    after_d = _known(after, unknown)
+    half = _half_aligned_stage_one(pyramid, changed)
+    if half:
+        raise IllegalActionError(half)
+    matches = [p for p in legal_placements(pyramid, domino)
+               if _known(observed(pyramid.place(domino, p)), unknown) == after_d]
+    if len(matches) > 1:
+        raise AmbiguousActionError(
+            f"the domino {domino} seen could lie as {' or '.join(str(p) for p in matches)} (the same from above): "
+            "choose the placement"
+        )
+    if matches:
+        return matches[0]
 
     xs = [c[0] for c in changed]
     ys = [c[1] for c in changed]
@@ -77,7 +147,7 @@ def explain_placement(pyramid: Pyramid, domino: Domino, before: View, after: Vie
             for by in range((min(ys) - k + 1) // 2 - 2, (max(ys) - k + 1) // 2 + 2):
                 for d in DIRECTIONS:
                     p = Placement(k, bx, by, d)
-                    if _overlay(expected, domino, p) != after_d:
+                    if _known(_overlay(expected, domino, p), unknown) != after_d:
                         continue
                     try:
                         check_placement(pyramid, p)
@@ -96,3 +166,16 @@ def explain_placement(pyramid: Pyramid, domino: Domino, before: View, after: Vie
     raise IllegalActionError(
         f"the change at {where} does not show domino {domino} in any turn (colours or gem icons differ)"
     )
+
+
+def _half_aligned_stage_one(pyramid: Pyramid, changed: list[Cell]) -> str | None:
+    """A stage-1 domino laid half a block off in both axes shows a stage-2 position: say it is half-aligned
+    (rather than "the pyramid is building stage 1, not stage 2")."""
+    if pyramid.stage != 1 or not changed:
+        return None
+    xs, ys = [c[0] for c in changed], [c[1] for c in changed]
+    w, h = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+    if (w, h) in ((4, 2), (2, 4)) and min(xs) % 2 == 1 and min(ys) % 2 == 1:
+        return (f"the domino seen at quarter cells {_cells_text(changed)} is half-aligned: it lies half a block off "
+                "in both directions (block sides must line up fully with the blocks beside it)")
+    return None
