@@ -10,6 +10,8 @@ the four games have the same commands, the same options and the same defaults::
     companion game GAME score [--state FILE]           every player's score with its breakdown
     companion game GAME simulate [--games N] [--seed S] [--players NAME... | N] [--option NAME=VALUE]...
     companion game GAME perft [--depth N] [--state FILE]
+    companion game GAME hint [--seed S] [--budget SECONDS] [--playouts N] [--state FILE]
+                                                       the decision now's options ranked by seeded playouts
     companion game GAME help                           the action grammar and the rule options
     companion play GAME [--players ...] [--seed S] [--option ...] [--state FILE] [--resume | --new]
 
@@ -337,6 +339,28 @@ def _cmd_perft(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_hint(args: argparse.Namespace) -> int:
+    """The game's hint for the decision now (:meth:`engine.game.Game.advise`); exit 1 when there is none."""
+    game = find_game(args.game)
+    if args.budget <= 0:
+        raise InvalidActionError(f"--budget must be a positive number of seconds, got {args.budget}")
+    if args.playouts is not None and args.playouts < 1:
+        raise InvalidActionError(f"--playouts must be at least 1, got {args.playouts}")
+    state = game.check_state(load_state(game, _state_path(game, args)))
+    advice = game.advise(state, seed=args.seed, budget_s=args.budget, playouts=args.playouts)
+    if advice is None:
+        st = game.status(state)
+        why = ("the game is over" if st.finished else "chance is awaited" if st.awaiting == "chance"
+               else f"{game.title} gives no hint for this step ({st.phase})")
+        if args.json:
+            print(json.dumps({"hint": None, "reason": f"no hint now: {why}"}, ensure_ascii=False))
+        else:
+            print(f"no hint now: {why}")
+        return 1
+    print(json.dumps({"hint": advice.to_json()}, ensure_ascii=False) if args.json else advice.text())
+    return 0
+
+
 def _cmd_help(args: argparse.Namespace) -> int:
     print(help_text(find_game(args.game)))
     return 0
@@ -489,7 +513,7 @@ def _setup_args(p: argparse.ArgumentParser, game: Game[Any, Any]) -> None:
 
 
 #: The subcommands every game has, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("new", "status", "legal", "apply", "score", "simulate", "perft", "help")
+COMMANDS: tuple[str, ...] = ("new", "status", "legal", "apply", "score", "simulate", "perft", "hint", "help")
 
 
 def add_game_commands(cmds: Any, game: Game[Any, Any], names: Sequence[str] = COMMANDS) -> None:
@@ -545,6 +569,15 @@ def add_game_commands(cmds: Any, game: Game[Any, Any], names: Sequence[str] = CO
         _state_arg(p, game)
         _json_arg(p)
         p.set_defaults(func=_cmd_perft)
+    if p := add("hint", "the decision now's options ranked by expected margin from seeded playouts"):
+        p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the playouts (default 0)")
+        p.add_argument("--budget", type=float, default=0.3, metavar="SECONDS",
+                       help="time for the playouts (default 0.3)")
+        p.add_argument("--playouts", type=int, default=None, metavar="N",
+                       help="exactly N playouts per option, whatever the time (the same answer on any machine)")
+        _state_arg(p, game)
+        _json_arg(p)
+        p.set_defaults(func=_cmd_hint)
     if p := add("help", "the action grammar and the rule options with their choices and defaults"):
         p.set_defaults(func=_cmd_help)
 
