@@ -388,20 +388,26 @@ def quarry_point(pos: Position, boxes: int, centre: tuple[float, float], pitch: 
 
 
 def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int, int] = (1280, 960),
-                 view: ViewStyle | None = None, style: TableStyle | None = None) -> TableFrame:
-    """Draw the table of ``state`` as a camera with ``view`` sees it (random when not given)."""
+                 view: ViewStyle | None = None, style: TableStyle | None = None,
+                 geometry: np.random.Generator | None = None) -> TableFrame:
+    """Draw the table of ``state`` as a camera with ``view`` sees it (random when not given).
+
+    ``geometry``: where the table's fixed parts come from (the cloth, the mats' layout, the camera, each board's
+    lattice and tokens, the quarry board's place); a recording hands a generator made afresh from the same seed
+    for every frame, so that one table is seen throughout a game. Without it they come from ``rng``."""
     players = len(state.players)
+    g = geometry if geometry is not None else rng
     view = view or random_view(rng, max_tilt=25.0)
     style = style or random_table_style(rng)
     sheets = mats("pyradice", players)
-    placed: list[PlacedMat] = table_layout(sheets, rng, jitter=6.0)
+    placed: list[PlacedMat] = table_layout(sheets, g, jitter=6.0)
     corners = np.concatenate([
         cv2.perspectiveTransform(np.array([[(0, 0), (pm.mat.size[0], 0), pm.mat.size, (0, pm.mat.size[1])]],
                                           np.float64), pm.to_table())[0] for pm in placed])
-    height = float(rng.uniform(*CAMERA_HEIGHT_MM))
-    camera = make_camera(view, corners, size, height, rng)
+    height = float(g.uniform(*CAMERA_HEIGHT_MM))
+    camera = make_camera(view, corners, size, height, g)
     table_to_frame = camera.table_homography()
-    frame = _surface(rng, size)
+    frame = _surface(g, size)
     light_dir = math.radians(view.light_direction)
     light = np.array([math.cos(light_dir) * 0.5, math.sin(light_dir) * 0.5, -1.0])
     light /= np.linalg.norm(light)
@@ -438,10 +444,10 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
         cubes: list[_Cube] = []
         if mat.kind == "board" and mat.seat is not None and mat.seat <= players:
             seat = mat.seat
-            board, plate, pitch = _board_lattice(mat, rng, seat)
+            board, plate, pitch = _board_lattice(mat, g, seat)
             angle = math.degrees(math.atan2(board.step[1], board.step[0]))
             _draw_plate(raster, ppm, plate, style.board_colour, [board.centre(s) for s in SLOTS], pitch * 0.92, angle)
-            _tokens(raster, ppm, board, rng)
+            _tokens(raster, ppm, board, g)
             dice = dict(state.players[seat - 1].pyramid)
             boards[seat] = replace(board, dice=dice)
             for slot, die in dice.items():
@@ -455,9 +461,9 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
                 cubes.append(cube(reserve, (spot[0] + float(rng.normal(0, 2)), spot[1] + float(rng.normal(0, 2))),
                                   0.0, float(rng.uniform(0, 90))))
         elif mat.kind == "quarry":
-            quarry_pitch = DIE_MM * float(rng.uniform(1.0, 1.04))
-            offset = (float(rng.normal(0, 2.0)), float(rng.normal(0, 1.5)))
-            qangle = math.radians(float(rng.normal(0, 1.0)))
+            quarry_pitch = DIE_MM * float(g.uniform(1.0, 1.04))
+            offset = (float(g.normal(0, 2.0)), float(g.normal(0, 1.5)))
+            qangle = math.radians(float(g.normal(0, 1.0)))
             centre = quarry_centre(mat, offset)
             rows, cols = LAYOUTS[boxes][0]
             plate_half = np.array([(cols / 2 + 0.35) * quarry_pitch, (rows / 2 + 0.35) * quarry_pitch])

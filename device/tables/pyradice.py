@@ -3,41 +3,45 @@
 The camera's reading (:class:`vision.pyradice_read.PyradiceReading`, with a confidence and an *unsure* flag on
 every slot, quarry position and reserve) becomes a :class:`TableSeen`: the reading, the players' corrections
 and whether they accepted the doubtful readings (CONFIRM). :meth:`PyradiceTable.explain` turns it into the
-engine's :class:`engine.pyradice.Observation` for the player to move and asks
-:func:`engine.pyradice.explain_turn` which legal take, placement and skill produce it. It asks rather than
-guesses: a doubtful slot of the mover's pyramid is a problem naming it ("level 3, slot 2 is hard to read:
-correct it or press CONFIRM"), a change on another player's board is one too ("Ben's 2,1 changed: bumped?").
+engine's :class:`engine.pyradice.Observation` for the player to move (readings in doubt named, not guessed;
+covered quarry dice present with no value) and asks :func:`engine.pyradice.observe.explain` which legal take,
+placement and skill produce it. It asks rather than guesses:
 
-What the engine cannot take yet, the adapter bridges (docs/pyradice-table.md lists the engine changes that
-would remove these): the engine's observation wants every quarry value, so covered dice (unknown to the camera)
-are given the engine's own values; a doubtful quarry position is given what the game believes and the turn is
-explained without it when that works, else the players are asked. The reader is measured on rendered tables
-only, and a whole game has not been replayed from frames through it, so the game stays played on the page
-(``live = "offline"``); observations built by hand (an ``Observation``) are still explained.
+- a turn that only fits with a doubtful reading one way or another (two turns fit) is asked about, naming the
+  doubtful readings ("level 3, slot 2 is hard to read: correct it or press CONFIRM");
+- a skill outcome seen only as one die showing another value (a misread would look the same) is shown and
+  waits for the player's CONFIRM (the skill step's end: NEXT declines it, CONFIRM with nothing seen is "no
+  skill"); a sure swap (A4, A5) or reserve (B3) that is the only explanation is taken as seen;
+- a change on another player's board is a problem ("Ben's 2,1 changed: bumped?").
+
+The reader of a table (:meth:`PyradiceTable.frame_reader`) is made from a recording's "table" section or the
+device's own (player count, colours taught); it reads each still frame with the game's belief of the quarry
+(the state last explained). Measured on rendered tables only (docs/pyradice-table.md).
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from device.errors import SessionError
-from device.tables import Explained, TableAdapter, explained_by
+from device.tables import ButtonChoice, Explained, TableAdapter, explained_by
 from engine.dice import Die
-from engine.errors import GameError, InvalidActionError
-from engine.pyradice import Observation, explain_turn
+from engine.errors import AmbiguousActionError, GameError, InvalidActionError
+from engine.pyradice import Observation
+from engine.pyradice import pyramid as pyr
+from engine.pyradice.game import dice_view, level_results
+from engine.pyradice.observe import board_changes, explain, unchanged
 from engine.pyradice.pyramid import Slot, slot_text
-from engine.pyradice.quarry import Position, position_text
-from engine.pyradice.state import Place, PyradiceState, Skill, Take, UseReserve
+from engine.pyradice.quarry import COLOURS, Position, position_text
+from engine.pyradice.skills import SKILL_TEXT, describe_use, usable_codes
+from engine.pyradice.state import Pass, Phase, Place, PyradiceState, Reveal, Skill, Take, UseReserve
 
 #: A correction: what a player says lies at a place (a die, or None for nothing there).
 Fix = Die | None
-#: A doubtful quarry position: where, what it may hold (None: nothing), and why it is doubtful.
-Doubt = tuple[Position, tuple[Fix, ...], str]
-#: Readings of the doubtful quarry positions tried at most (beyond, the players are asked).
-MAX_TRIES = 200
+#: What the camera needs to see before a still table's skill proposal may be confirmed: (state, actions, words).
+Proposal = tuple[PyradiceState, tuple[Any, ...], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -84,13 +88,66 @@ def _slot_words(slot: Slot) -> str:
 
 class PyradiceTable(TableAdapter):
     name = "pyradice"
+    #: Camera games replay from frames to the true record (docs/pyradice-table.md says how often the players
+    #: are asked with the learned reader, and on which seeds and conditions).
+    live = "camera"
+
+    def __init__(self, game: Any) -> None:
+        super().__init__(game)
+        #: The game's state when the table was last explained: the quarry the reader expects to see.
+        self._belief: PyradiceState | None = None
+        #: A skill outcome seen but only inferred, waiting for the player's CONFIRM.
+        self._proposal: Proposal | None = None
+        #: A skill the camera took as seen ended the turn: the CONFIRM that ends the skill step is spent.
+        self._skill_taken = False
+
+    # --- reading the table ----------------------------------------------------------------------
+    def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
+        from vision.pyradice_read import PyradiceReader
+        from vision.registration import ZoneTracker
+
+        try:
+            players = int(table.get("players") or len(self._belief.players if self._belief else ()))
+        except (TypeError, ValueError):
+            players = 0
+        if not 2 <= players <= 4:
+            raise SessionError("the Pyradice table names no player count (2 to 4): the mats printed depend on it")
+        reader = PyradiceReader(players)
+        lessons = (table.get("lessons") or {}).get("die") or {}
+        taught = [(name, (float(lab[0]), float(lab[1]), float(lab[2]))) for name, lab in lessons.items()
+                  if name in COLOURS and len(lab) == 3]
+        if taught:
+            reader.teach(taught)
+        tracker = ZoneTracker("pyradice", players)
+
+        def read(image: Any) -> Sequence[Any]:
+            reg = tracker.update(image)
+            belief = self._belief
+            prior: Any = None
+            if belief is not None:
+                q = belief.quarry
+                prior = dict(q.dice) if not q.unknown else [p for p in q.geometry.positions if q.present(p)]
+            return [reader.read(image, reg, prior)]
+
+        return read
+
+    def truth_readings(self, truth: Any) -> Sequence[Any]:
+        if not isinstance(truth, Mapping):
+            return []
+        return [reading_from_truth(truth, self.players_of(truth))]
+
+    @staticmethod
+    def players_of(truth: Mapping[str, Any]) -> int:
+        return len(truth.get("boards") or {}) or 2
+
+    def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
+        return [_summary(r) for r in a] == [_summary(r) for r in b]
 
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> TableSeen:
         found = [r for r in readings if hasattr(r, "boards") and hasattr(r, "quarry")]
         if not found:
-            raise SessionError(f"{self.game.title} cannot be read from the camera yet: play it on the page "
-                               "(offline), or give the Pyradice reader's reading")
+            raise SessionError(f"{self.game.title}: nothing of the table was read (no boards, no quarry)")
         return TableSeen(found[-1], moved=moved)
 
     def correct(self, seen: Any, index: int, value: Any) -> TableSeen:
@@ -106,71 +163,70 @@ class PyradiceTable(TableAdapter):
         return replace(_seen(seen), confirmed=True)
 
     def explain(self, state: Any, seen: Any) -> Explained:
+        self._belief = state
+        if state.phase in (Phase.ROLL_OFF, Phase.OVER):
+            return Explained()  # the roll-off is entered on the page; after the game nothing is read
         if isinstance(seen, Observation):
-            return self._explain(state, seen)
+            return self._explain(state, seen, confirmed=False)
         if not isinstance(seen, TableSeen):
             return Explained(problems=("nothing read of the pyramid boards",))
         built = self.observation(state, seen)
         if isinstance(built, Explained):
             return built
-        observation, doubtful = built
-        if not doubtful:
-            if _unchanged(state, observation):
-                return Explained()
-            return self._explain(state, observation)
-        # Doubtful quarry positions: each may hold what the game believes, what was read, or nothing. A turn
-        # takes one die from the quarry and skill A4 may change one more, so readings where at most two of them
-        # differ from the game's belief are tried. The turn is explained without asking when every one of those
-        # that some legal turn explains gives the same actions (the usual case: the die taken is the doubtful
-        # one); otherwise the players are asked.
-        asked = tuple(f"quarry {position_text(p)} is hard to read ({why}): correct it or press CONFIRM"
-                      for p, _, why in doubtful)
-        believed = state.quarry.dice
-        choices = _choices(doubtful, believed)
-        if len(choices) > MAX_TRIES:
-            return Explained(problems=asked)
-        found: set[tuple[Any, ...]] = set()
-        last: Explained | None = None
-        for choice in choices:
-            quarry = dict(observation.quarry or {})
-            for (pos, _, _), die in zip(doubtful, choice, strict=True):
-                if die is None:
-                    quarry.pop(pos, None)
-                else:
-                    quarry[pos] = die
-            tried = replace(observation, quarry=quarry)
-            if _unchanged(state, tried):
-                found.add(())
-                continue
-            explained = self._explain(state, tried)
-            if not explained.problems:
-                found.add(explained.actions)
-                last = explained
-        if len(found) == 1:
-            actions = next(iter(found))
-            return last if last is not None and last.actions == actions else Explained(actions=actions)
-        return Explained(problems=asked + ((f"{len(found)} different turns fit",) if found else ()))
+        observation, doubts = built
+        if unchanged(state, observation):
+            # Nothing changed that was read sure. A doubtful reading that differs from the game may be the
+            # change: asked; doubtful readings that agree with the game are no news.
+            if doubts and _doubt_differs(state, seen.reading, observation):
+                return Explained(problems=tuple(doubts))
+            return Explained()
+        return self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
 
-    def _explain(self, state: Any, seen: Observation) -> Explained:
+    def _explain(self, state: PyradiceState, seen: Observation, *, confirmed: bool,
+                 doubts: Sequence[str] = ()) -> Explained:
         try:
-            actions = explain_turn(state, seen, partial=True)
+            found = explain(state, seen, partial=True)
+        except AmbiguousActionError as exc:
+            return Explained(problems=(*doubts, str(exc)) if doubts else (str(exc),))
         except GameError as exc:
             return Explained(problems=(str(exc),))
-        return explained_by(self.game, state, actions)
+        actions = found.actions
+        if found.inferred and not confirmed:
+            cut = next(i for i, a in enumerate(actions) if isinstance(a, Skill))
+            before = state
+            try:
+                for a in actions[:cut]:
+                    before = self.game.apply(before, a)
+            except GameError as exc:
+                return Explained(problems=(str(exc),))
+            self._proposal = (before, tuple(actions[cut:]), found.inferred)
+            actions = actions[:cut]
+        elif any(isinstance(a, Skill) for a in actions):
+            self._proposal = None
+            self._skill_taken = True
+        explained = explained_by(self.game, state, actions)
+        if not explained.problems:
+            end = state
+            for a in explained.actions:
+                end = self.game.apply(end, a)
+            self._belief = end
+        return explained
 
-    def observation(self, state: PyradiceState, seen: TableSeen) -> tuple[Observation, list[Doubt]] | Explained:
-        """The engine's observation for the player to move with the doubtful quarry positions left out (each
-        with what it may hold), or the problems that keep the reading from being one."""
+    def observation(self, state: PyradiceState, seen: TableSeen) -> tuple[Observation, list[str]] | Explained:
+        """The engine's observation for the player to move (readings in doubt named in it, unless the players
+        confirmed them) with those doubts in words, or the problems that keep the reading from being one."""
         reading = seen.reading
         fixed = seen.fixed()
         index = {_key(p): k for k, p in enumerate(_places(reading))}
         seat = state.turn + 1
         problems: list[str] = []
+        doubts: list[str] = []
         board = reading.board(seat)
         if board is None or not board.seen:
             return Explained(problems=(f"{state.mover.name}'s board is not seen: "
                                        + "; ".join(board.problems if board is not None else ()),))
         pyramid: dict[Slot, Die] = {}
+        unsure: set[Slot] = set()
         for s in board.slots:
             k = index[("slot", seat, s.slot)]
             if k in fixed:
@@ -178,25 +234,24 @@ class PyradiceTable(TableAdapter):
                     pyramid[s.slot] = fixed[k]  # type: ignore[assignment]
                 continue
             if s.unsure and not seen.confirmed:
-                problems.append(f"{_slot_words(s.slot)} is hard to read: correct it or press CONFIRM")
+                unsure.add(s.slot)
+                doubts.append(f"{_slot_words(s.slot)} is hard to read: correct it or press CONFIRM")
+                continue
             if s.occupied and s.die is not None:
                 pyramid[s.slot] = s.die.die
         # Another player's board: a change there is no part of this turn.
         for other in reading.boards:
-            if other.seat == seat or not other.seen or other.seat > len(state.players):
+            if other.seat == seat or not other.seen or other.seat > len(state.players) or seen.confirmed:
                 continue
-            theirs = state.players[other.seat - 1]
+            read: dict[Slot, Die | None] = {}
             for s in other.slots:
                 k = index[("slot", other.seat, s.slot)]
                 if k in fixed:
-                    now = fixed[k]
-                elif s.unsure:
-                    continue
-                else:
-                    now = s.die.die if s.occupied and s.die is not None else None
-                if now != theirs.pyramid.get(s.slot) and not seen.confirmed:
-                    problems.append(f"{theirs.name}'s {slot_text(s.slot)} changed: bumped?")
-        quarry, doubtful = self._quarry(state, reading, fixed, index, seen.confirmed)
+                    read[s.slot] = fixed[k]
+                elif not s.unsure:
+                    read[s.slot] = s.die.die if s.occupied and s.die is not None else None
+            problems.extend(board_changes(state.players[other.seat - 1], read))
+        quarry, quarry_unsure, quarry_doubts = self._quarry(reading, fixed, index, seen.confirmed)
         reserve_seen, reserve = False, None
         r = reading.reserve(seat)
         if r is not None and r.seen:
@@ -207,45 +262,84 @@ class PyradiceTable(TableAdapter):
                 reserve_seen, reserve = True, (r.die.die if r.occupied and r.die is not None else None)
         if problems:
             return Explained(problems=tuple(problems))
-        return Observation(pyramid, quarry, reserve, reserve_seen), doubtful
+        observation = Observation(pyramid, quarry, reserve, reserve_seen, frozenset(unsure), quarry_unsure)
+        return observation, doubts + quarry_doubts
 
     @staticmethod
-    def _quarry(state: PyradiceState, reading: Any, fixed: Mapping[int, Fix], index: Mapping[Any, int],
-                confirmed: bool) -> tuple[dict[Position, Die] | None, list[Doubt]]:
+    def _quarry(reading: Any, fixed: Mapping[int, Fix], index: Mapping[Any, int], confirmed: bool
+                ) -> tuple[dict[Position, Die | None] | None, frozenset[Position], list[str]]:
         if not reading.quarry.seen:
-            return None, []
-        believed = state.quarry.dice
-        out: dict[Position, Die] = {}
-        doubtful: list[Doubt] = []
+            return None, frozenset(), []
+        out: dict[Position, Die | None] = {}
+        unsure: set[Position] = set()
+        doubts: list[str] = []
         for p in reading.quarry.positions:
             pos = p.position
             k = index[("quarry", None, pos)]
             if k in fixed:
                 if fixed[k] is not None:
-                    out[pos] = fixed[k]  # type: ignore[assignment]
-                continue
-            if p.state == "covered" and pos in believed:
-                # Present whether or not the die over it has gone (one die is taken a turn): the game knows it.
-                out[pos] = believed[pos]
+                    out[pos] = fixed[k]
                 continue
             if p.unsure and not confirmed:
-                options: list[Fix] = [None]
-                if pos in believed:
-                    options.append(believed[pos])
-                if p.die is not None and p.die.die not in options:
-                    options.append(p.die.die)
-                doubtful.append((pos, tuple(options), p.reason or "unsure"))
+                unsure.add(pos)
+                doubts.append(f"quarry {position_text(pos)} is hard to read ({p.reason or 'unsure'}): correct it "
+                              "or press CONFIRM")
                 continue
             if not p.present:
                 continue
-            if p.die is not None:
-                out[pos] = p.die.die
-            elif pos in believed:
-                out[pos] = believed[pos]  # covered: the camera cannot see it; the game knows it
-        return out, doubtful
+            out[pos] = p.die.die if p.state != "covered" and p.die is not None else None
+        return out, frozenset(unsure), doubts
 
     def is_table_action(self, action: Any) -> bool:
-        return isinstance(action, (Take, UseReserve, Place, Skill))
+        return isinstance(action, (Take, UseReserve, Place, Skill, Reveal))
+
+    # --- buttons -------------------------------------------------------------------------------
+    def button(self, state: Any, button: str, *, long: bool) -> ButtonChoice:
+        """At the skill step CONFIRM takes the skill the camera saw (or, nothing seen, no skill) and NEXT
+        declines it (no skill). A CONFIRM just after the camera took a skill as seen ends nothing more (the
+        player ended the skill step by hand); otherwise the buttons point at and take legal actions as for
+        every board game (a game played on the panel)."""
+        if state.phase is Phase.OVER or state.phase is Phase.ROLL_OFF:
+            self._skill_taken = False
+            return super().button(state, button, long=long)
+        if state.phase is Phase.SKILL and not long:
+            self._skill_taken = False
+            proposal = self._proposal
+            if button == "confirm" and proposal is not None and proposal[0] == state:
+                self._proposal = None
+                return ButtonChoice(action=proposal[1][0], said="took the skill seen on the table")
+            self._proposal = None
+            return ButtonChoice(action=Pass(), said="no skill this turn")
+        if self._skill_taken and button == "confirm":
+            self._skill_taken = False
+            return ButtonChoice(said="the skill seen on the table was taken: the next player's turn")
+        self._skill_taken = False
+        return super().button(state, button, long=long)
+
+    def button_meanings(self, state: Any) -> dict[str, str]:
+        if state.phase is not Phase.SKILL:
+            return super().button_meanings(state)
+        out = {"undo": "take back the last action"}
+        if state.phase is Phase.SKILL:
+            proposal = self._proposal
+            if proposal is not None and proposal[0] == state:
+                out["confirm"] = f"take the skill seen: {describe_use(proposal[1][0])}"
+                out["next"] = "no skill (the die was misread)"
+            else:
+                out["confirm"] = "no skill this turn"
+                out["next"] = "no skill this turn"
+        return out
+
+    def view_key(self) -> tuple[Any, ...]:
+        proposal = self._proposal
+        return (self.cursor, None if proposal is None else proposal[1])
+
+    # --- the page ------------------------------------------------------------------------------
+    def view(self, state: Any) -> dict[str, Any]:
+        out = super().view(state)
+        out.update(pyradice_view(self.game, state, self._proposal))
+        out["buttons"] = self.button_meanings(state)
+        return out
 
     def seen_json(self, seen: Any) -> dict[str, Any]:
         if isinstance(seen, Observation):
@@ -266,19 +360,165 @@ class PyradiceTable(TableAdapter):
         return min(with_centre, key=lambda kc: (kc[1][0] - x) ** 2 + (kc[1][1] - y) ** 2)[0]
 
 
-def _choices(doubtful: Sequence[Doubt], believed: Mapping[Position, Die]) -> list[tuple[Fix, ...]]:
-    """What the doubtful positions may hold together: the game's belief everywhere but at most two of them."""
-    base = tuple(believed.get(pos) for pos, _, _ in doubtful)
-    out = [base]
-    for changed in (1, 2):
-        for where in itertools.combinations(range(len(doubtful)), changed):
-            alternatives = [[o for o in doubtful[i][1] if o != base[i]] for i in where]
-            for picked in itertools.product(*alternatives):
-                choice = list(base)
-                for i, die in zip(where, picked, strict=True):
-                    choice[i] = die
-                out.append(tuple(choice))
-    return out
+def reading_from_truth(truth: Mapping[str, Any], players: int) -> Any:
+    """What a perfect reader makes of a recorded frame's truth (``--reader truth``): every slot, quarry top
+    and reserve read sure, a covered quarry die present with no value, whatever a hand hides in doubt."""
+    from engine.pyradice.quarry import boxes_for, geometry
+    from vision.pyradice_read import (
+        COVERED,
+        EMPTY,
+        PRESENT,
+        BoardReading,
+        DieRead,
+        PositionReading,
+        PyradiceReading,
+        QuarryReading,
+        ReserveReading,
+        SlotReading,
+    )
+
+    def read(text: str | None) -> Any:
+        if text is None:
+            return None
+        die = Die.parse(text)
+        return DieRead(die.value, die.colour or "", 1.0, 1.0, (0.0, 0.0, 0.0), False)
+
+    hidden = truth.get("hidden") or {}
+    hidden_slots = set(hidden.get("slots") or ())
+    hidden_positions = set(hidden.get("positions") or ())
+    hidden_reserves = {int(x) for x in hidden.get("reserves") or ()}
+    boards = []
+    for seat in range(1, players + 1):
+        dice = (truth.get("boards") or {}).get(str(seat)) or {}
+        slots = []
+        for s in pyr.SLOTS:
+            text = slot_text(s)
+            doubt = f"{seat}:{text}" in hidden_slots
+            slots.append(SlotReading(s, text in dice, 1.0 if text in dice else 0.0, read(dice.get(text)), doubt,
+                                     "under a hand" if doubt else "", (0.0, 0.0)))
+        boards.append(BoardReading(seat, tuple(slots)))
+    quarry = truth.get("quarry") or {}
+    covered = set(truth.get("covered") or ())
+    positions = []
+    for pos in geometry(boxes_for(players)).positions:
+        text = position_text(pos)
+        state = EMPTY if text not in quarry else COVERED if text in covered else PRESENT
+        doubt = text in hidden_positions
+        positions.append(PositionReading(pos, state, 0.0 if state == EMPTY else 1.0,
+                                         read(quarry[text]) if state == PRESENT else None, doubt,
+                                         "under a hand" if doubt else "", (0.0, 0.0)))
+    reserves = []
+    for seat in range(1, players + 1):
+        held = (truth.get("reserves") or {}).get(str(seat))
+        doubt = seat in hidden_reserves
+        reserves.append(ReserveReading(seat, held is not None, read(held), doubt, True,
+                                       "under a hand" if doubt else ""))
+    return PyradiceReading(players, tuple(boards), QuarryReading(tuple(positions)), tuple(reserves))
+
+
+def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> bool:
+    """Whether a reading in doubt (of the mover's board or the quarry) reads otherwise than the game has it."""
+    board = reading.board(state.turn + 1)
+    mine = state.mover.pyramid
+    if board is not None:
+        for s in board.slots:
+            if s.slot in seen.unsure_slots:
+                read = s.die.die if s.occupied and s.die is not None else None
+                if (read is None) != (mine.get(s.slot) is None) or (read is not None and read != mine.get(s.slot)):
+                    return True
+    q = state.quarry
+    for p in reading.quarry.positions:
+        if p.position in seen.quarry_unsure:
+            if p.present != q.present(p.position):
+                return True
+            if p.state != "covered" and p.die is not None and p.position in q.dice and p.die.die != q.dice[p.position]:
+                return True
+    return False
+
+
+def _die_key(d: Any) -> Any:
+    return None if d is None else (d.value, d.colour, d.unsure)
+
+
+def _summary(reading: Any) -> Any:
+    """What two still frames must read alike: every slot, position and reserve (confidences aside)."""
+    if not hasattr(reading, "boards"):
+        return reading
+    return (
+        tuple((b.seat, tuple((s.occupied, s.unsure, _die_key(s.die)) for s in b.slots)) for b in reading.boards),
+        tuple((p.state, p.unsure, _die_key(p.die)) for p in reading.quarry.positions),
+        tuple((r.occupied, r.unsure, r.seen, _die_key(r.die)) for r in reading.reserves),
+    )
+
+
+def pyradice_view(game: Any, state: PyradiceState, proposal: Proposal | None = None) -> dict[str, Any]:
+    """The Pyradice page's data: the quarry by layer (available dice marked), each pyramid with its objective
+    token per level (met / possible / impossible) and skill per level, the die in hand and its legal slots, the
+    skill step's options (and a skill seen that waits for CONFIRM), the cards with each player's points, the
+    live totals and, at the end, the winners (most points, then most objective tokens met)."""
+    from engine.pyradice.cards import find_card
+    from engine.pyradice.objectives import TOKEN_TEXT
+
+    q = state.quarry
+    geo = q.geometry
+    available = set(q.available())
+    quarry = [{"position": position_text(p), "layer": p[0], "row": p[1], "col": p[2],
+               "die": str(q.dice[p]) if p in q.dice else None, "known": p in q.dice,
+               "available": p in available, "covered": q.covered(p)}
+              for p in geo.positions if q.present(p)]
+    score = game.score(state).players
+    players = []
+    for seat, player in enumerate(state.players):
+        results = level_results(state, player)
+        view = dice_view(player.pyramid)
+        levels = []
+        for k in pyr.LEVELS:
+            token = state.board.objective_on(k)
+            skill = state.board.skill_on(k)
+            levels.append({"level": k, "objective": token, "objective_text": TOKEN_TEXT.get(token or "", ""),
+                           "result": results.get(k), "skill": skill, "skill_text": SKILL_TEXT.get(skill or "", "")})
+        players.append({
+            "name": player.name, "seat": seat + 1,
+            "to_move": seat == state.turn and state.phase not in (Phase.ROLL_OFF, Phase.OVER),
+            "pyramid": {slot_text(s): str(d) for s, d in sorted(player.pyramid.items())},
+            "reserve": None if player.reserve is None else str(player.reserve),
+            "levels": levels,
+            "cards": {c.title: find_card(c.title).score(view, c.colour) for c in state.cards},
+            "tokens_met": sum(r == "met" for r in results.values()),
+            "total": score[player.name].total,
+        })
+    legal_slots: list[str] = []
+    if state.phase in (Phase.TAKE, Phase.PLACE):
+        legal_slots = [slot_text(s) for s in game.legal_slots(state)]
+    skill_step = None
+    if state.phase is Phase.SKILL and state.placed is not None:
+        uses = [a for a in game.legal_actions(state) if isinstance(a, Skill)]
+        seen = proposal[1][0] if proposal is not None and proposal[0] == state else None
+        skill_step = {"level": state.placed[0], "codes": list(usable_codes(state.board.skills, state.placed[0])),
+                      "uses": len(uses), "examples": [describe_use(u) for u in uses[:6]],
+                      "seen": None if seen is None else {"action": str(seen), "words": describe_use(seen),
+                                                         "why": list(proposal[2]) if proposal else []}}
+    status = game.status(state)
+    return {
+        "kind": "pyradice",
+        "layers": [list(dims) for dims in _layouts(q.boxes)],
+        "quarry": quarry,
+        "available": sorted(position_text(p) for p in available),
+        "unknown": len(q.unknown),
+        "players": players,
+        "hand": None if state.hand is None else str(state.hand),
+        "legal_slots": legal_slots,
+        "placed": None if state.placed is None else slot_text(state.placed),
+        "skill_step": skill_step,
+        "cards": [{"title": c.title, "colour": c.colour, "text": find_card(c.title).text} for c in state.cards],
+        "winners": list(status.winners) if status.finished else [],
+    }
+
+
+def _layouts(boxes: int) -> tuple[tuple[int, int], ...]:
+    from engine.pyradice.quarry import LAYOUTS
+
+    return LAYOUTS[boxes]
 
 
 def _key(p: _Place) -> tuple[str, int | None, Any]:
@@ -317,15 +557,6 @@ def _seen(seen: Any) -> TableSeen:
     if not isinstance(seen, TableSeen):
         raise SessionError("there is no reading of the Pyradice table to correct")
     return seen
-
-
-def _unchanged(state: PyradiceState, seen: Observation) -> bool:
-    mine = state.mover
-    if dict(mine.pyramid) != dict(seen.pyramid):
-        return False
-    if seen.quarry is not None and dict(state.quarry.dice) != dict(seen.quarry):
-        return False
-    return not (seen.reserve_seen and mine.reserve != seen.reserve)
 
 
 ADAPTER = PyradiceTable

@@ -297,6 +297,10 @@ def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> 
     seat = state.turn
     found = list(_search(state, seat, seen, (), partial))
     if partial and found:
+        # A die in hand fits only because the slot it went to reads in doubt: when placing it there fits as
+        # well, it was placed (with every slot read sure the two cannot both fit).
+        if any(s.phase is not Phase.PLACE for _, s in found) and any(s.phase is Phase.PLACE for _, s in found):
+            found = [(p, s) for p, s in found if s.phase is not Phase.PLACE]
         shortest = min(len(p) for p, _ in found)
         found = [(p, s) for p, s in found if len(p) == shortest]
     if not found:
