@@ -61,6 +61,21 @@ def register(subparsers: Any) -> None:
         metavar="KIND:AMOUNT",
         help=f"measure on the photos as taken under other camera conditions: {known_kinds()} (vision/conditions.py)",
     )
+    ev.add_argument(
+        "--frames",
+        type=int,
+        default=1,
+        metavar="N",
+        help="read N proxy still frames of each photo (sub-pixel shifts and sensor noise) and fuse them, as the "
+        "device fuses a settled table's frames (vision.fuse; default 1: the photo alone)",
+    )
+    ev.add_argument(
+        "--colours",
+        type=Path,
+        metavar="FILE",
+        help="also measure colour names on the labelled dice of FILE (vision/labels/byler-colours.jsonl): the "
+        "general palette, and each game's palette taught from one die of each colour",
+    )
     ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
     ev.add_argument("--threads", type=int, default=1)
     ev.set_defaults(func=run_eval)
@@ -146,7 +161,11 @@ def run_eval(args: argparse.Namespace) -> int:
         done[0] += 1
         print(f"\r{done[0]}/{len(records)} {image}", end="", file=sys.stderr, flush=True)
 
-    evaluation = evaluate(records, recognizer, truth_boxes=args.truth_boxes, progress=progress, condition=condition)
+    if args.frames != 1 and args.update_card:
+        raise ValueError("--update-card stores the figures of single photos, not of --frames")
+    evaluation = evaluate(
+        records, recognizer, truth_boxes=args.truth_boxes, progress=progress, condition=condition, frames=args.frames
+    )
     print(file=sys.stderr)
     extra = {
         "manifest": str(args.manifest),
@@ -155,6 +174,12 @@ def run_eval(args: argparse.Namespace) -> int:
     }
     if condition is not None:
         extra["condition"] = str(condition)
+    if args.frames != 1:
+        extra["frames"] = args.frames
+    extra["floor"] = recognizer.floor
+    extra["tradeoff"] = evaluation.tradeoff()
+    if args.colours is not None:
+        extra["colour"] = colour_figures(args.colours, {r["image"] for r in records}, args.manifest)
     if args.corrections is not None:
         extra["corrections"] = str(args.corrections)
         extra["corrections_applied"] = applied
@@ -163,9 +188,63 @@ def run_eval(args: argparse.Namespace) -> int:
         write_results(evaluation, args.out, extra)
         print(f"wrote results.csv, confusion.csv, summary.json and errors.png to {args.out}")
     print(format_summary(summary))
+    if "colour" in summary:
+        c = summary["colour"]
+        print(
+            f"colour: general palette names {c['general_right']} of {c['dice']} labelled dice right "
+            f"({c['general_share']:.1%}; one reference per name: {c['general_right_one_reference']}); "
+            + "; ".join(
+                f"{game} {c[game]['right']} of {c[game]['dice']}, taught from one die of each "
+                f"{c[game]['taught_share']:.1%} (worst {c[game]['taught_worst']:.1%})"
+                for game in c
+                if isinstance(c[game], dict)
+            )
+        )
     if args.update_card:
         _update_card(summary)
     return 0
+
+
+def colour_figures(labels_path: Path, images: set[str], manifest: Path) -> dict[str, Any]:
+    """Colour names on the labelled dice of ``images`` (their labelled boxes): the general palette as it was
+    (one reference per name) and as it is (with the kinds of real dice), each game's palette, and each game's
+    colours taught from one die of each (mean and worst of 200 draws)."""
+    from engine.dice import PALETTES
+    from vision.colour import nominal_palette
+    from vision.colour_fit import measure_labelled, named_right, read_colour_labels, taught_right
+
+    if not labels_path.is_file():
+        raise ValueError(f"{labels_path}: no such colour labels file")
+    labels = [label for label in read_colour_labels(labels_path) if label["image"] in images]
+    if not labels:
+        raise ValueError(f"{labels_path}: no colour labels for these photos")
+    # The colour labels name Byler photos; their manifest sits at SHARED/data/dice-photos/byler/manifest.jsonl.
+    if len(manifest.resolve().parents) < 4 or manifest.resolve().parent.name != "byler":
+        raise ValueError(f"--colours measures the Byler photos; {manifest} is not the Byler manifest")
+    dice = measure_labelled(manifest.resolve().parents[3], labels, DiceRecognizer(detector=_fixed()))
+    figures: dict[str, Any] = {
+        "dice": len(dice),
+        "general_right": named_right(nominal_palette("dice"), dice),
+        "general_right_one_reference": named_right(nominal_palette("dice", use_kinds=False), dice),
+    }
+    figures["general_share"] = round(figures["general_right"] / max(len(dice), 1), 4)
+    for game, names in PALETTES.items():
+        own = [d for d in dice if d.colours[0] in names]
+        share, worst, measured = taught_right(dice, names)
+        figures[game] = {
+            "dice": len(own),
+            "right": named_right(nominal_palette(game), own),
+            "taught_share": round(share, 4),
+            "taught_worst": round(worst, 4),
+            "taught_measured": measured,
+        }
+    return figures
+
+
+def _fixed() -> Any:
+    from vision.recognize import FixedDetector
+
+    return FixedDetector()
 
 
 def _update_card(summary: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ the contact sheet.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections.abc import Iterable
@@ -22,6 +23,7 @@ import numpy as np
 
 from vision.conditions import Condition
 from vision.crop import box_to_candidate, crop_die, estimate_angle
+from vision.fuse import fuse_frames
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.types import DieCandidate, DieReading
 
@@ -44,12 +46,71 @@ class ImageResult:
         return (self.truth - self.matched) + (self.found - self.matched) + self.wrong
 
 
+#: The floors of the trade-off curve (``tradeoff.csv``): at or below the second look's 0.95, where a floor changes
+#: only which dice are called unsure (every die under 0.95 has had its second look whatever the floor).
+TRADEOFF_FLOORS = (0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+#: Confidence bins of the reliability table (``reliability.csv``).
+RELIABILITY_BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.000001)
+#: A find that matches no label but overlaps, by this IoU, a labelled die another find matched is a duplicate.
+DUPLICATE_IOU = 0.2
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What a floor needs to re-decide one reading: its confidence, whether something besides confidence makes
+    it unsure, and whether its value is right (``None`` for a false find)."""
+
+    confidence: float
+    other_doubt: bool
+    correct: bool | None
+
+
 @dataclass
 class Evaluation:
     images: list[ImageResult] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((6, 6), np.int64))
     error_crops: list[tuple[np.ndarray, str]] = field(default_factory=list)
+    decided: list[Decided] = field(default_factory=list)
+    duplicates: int = 0
+
+    def tradeoff(self, floors: Iterable[float] = TRADEOFF_FLOORS) -> list[dict[str, Any]]:
+        """For each floor: how many matched dice would be unsure, how many wrong values and false finds sure."""
+        matched = [d for d in self.decided if d.correct is not None]
+        curve = []
+        for floor in floors:
+            unsure = [d.confidence < floor or d.other_doubt for d in self.decided]
+            curve.append(
+                {
+                    "floor": floor,
+                    "unsure": sum(u for u, d in zip(unsure, self.decided, strict=True) if d.correct is not None),
+                    "unsure_share": _ratio(
+                        sum(u for u, d in zip(unsure, self.decided, strict=True) if d.correct is not None),
+                        len(matched),
+                    ),
+                    "wrong_sure": sum(not u and d.correct is False for u, d in zip(unsure, self.decided, strict=True)),
+                    "false_finds_sure": sum(
+                        not u and d.correct is None for u, d in zip(unsure, self.decided, strict=True)
+                    ),
+                }
+            )
+        return curve
+
+    def reliability(self) -> list[dict[str, Any]]:
+        """Matched dice by confidence bin: how many, how many right, the mean confidence (is it calibrated?)."""
+        out = []
+        for lo, hi in itertools.pairwise(RELIABILITY_BINS):
+            inside = [d for d in self.decided if d.correct is not None and lo <= d.confidence < hi]
+            out.append(
+                {
+                    "from": lo,
+                    "to": min(hi, 1.0),
+                    "dice": len(inside),
+                    "right": sum(bool(d.correct) for d in inside),
+                    "mean_confidence": round(float(np.mean([d.confidence for d in inside])), 4) if inside else "",
+                }
+            )
+        return out
 
     def summary(self) -> dict[str, Any]:
         truth = sum(i.truth for i in self.images)
@@ -71,6 +132,9 @@ class Evaluation:
             "wrong_values_not_unsure": sum(i.wrong_sure for i in self.images),
             "unsure": unsure,
             "unsure_rate": _ratio(unsure, matched),
+            "false_finds": found - matched,
+            "false_finds_sure": sum(1 for r in self.rows if r["status"] == "false" and not r["unsure"]),
+            "duplicates": self.duplicates,
             "correct_and_sure_rate": _ratio(correct_sure, truth),
             "confusion_truth_rows_read_columns": self.confusion.tolist(),
             "worst_images": [
@@ -127,15 +191,41 @@ def truth_candidates(record: dict[str, Any], image: np.ndarray | None = None) ->
     return candidates
 
 
+#: The proxy still frames of ``eval-dice --frames``: sub-pixel shifts of the photo (x, y in pixels) and the sensor
+#: noise (grey levels) added to each frame after the first, which is the photo as it is.
+FRAME_SHIFTS = ((0.0, 0.0), (0.5, 0.25), (-0.25, 0.5), (0.25, -0.5), (-0.5, -0.25))
+FRAME_NOISE = 2.0
+
+
+def still_frames(image: np.ndarray, count: int, seed: int = 0) -> list[np.ndarray]:
+    """``count`` proxy still frames of one photo (at most len(FRAME_SHIFTS)): the photo, then copies shifted by
+    a fraction of a pixel with a little sensor noise. The shared photos are single shots; this is the closest
+    they come to a camera's consecutive frames of settled dice (what moves is sampling and noise, not the light)."""
+    if not 1 <= count <= len(FRAME_SHIFTS):
+        raise ValueError(f"--frames {count} must be 1 to {len(FRAME_SHIFTS)}")
+    rng = np.random.default_rng(seed)
+    frames = [image]
+    h, w = image.shape[:2]
+    for dx, dy in FRAME_SHIFTS[1:count]:
+        shift = np.array([[1.0, 0.0, dx], [0.0, 1.0, dy]])
+        moved = cv2.warpAffine(image, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        noisy = moved.astype(np.float32) + rng.normal(0.0, FRAME_NOISE, moved.shape).astype(np.float32)
+        frames.append(np.clip(noisy, 0, 255).astype(np.uint8))
+    return frames
+
+
 def evaluate(
     records: Iterable[dict[str, Any]],
     recognizer: DiceRecognizer,
     truth_boxes: bool = False,
     progress: Any = None,
     condition: Condition | None = None,
+    frames: int = 1,
 ) -> Evaluation:
     """The reader on every photo of ``records``, against their labels: behind its detector, or on the labelled
-    boxes (``truth_boxes``); with ``condition``, on each photo as taken under it (:mod:`vision.conditions`)."""
+    boxes (``truth_boxes``); with ``condition``, on each photo as taken under it (:mod:`vision.conditions`); with
+    ``frames`` above 1, on that many proxy still frames of each photo (:func:`still_frames`) fused by
+    :func:`vision.fuse.fuse_frames`, as the device would fuse a settled table's frames."""
     result = Evaluation()
     for record in records:
         image = load_image(record["path"])
@@ -144,7 +234,10 @@ def evaluate(
             image = condition.apply(image, record["image"])
         if truth_boxes:
             recognizer.detector = FixedDetector(truth_candidates(record, image))
-        readings = recognizer.read(image)
+        if frames > 1:
+            readings = fuse_frames([recognizer.read(f) for f in still_frames(image, frames)], recognizer.floor)
+        else:
+            readings = recognizer.read(image)
         boxes: list[Box] = [(d["box"][0], d["box"][1], d["box"][2], d["box"][3]) for d in record["dice"]]
         pairs = match(readings, boxes)
         matched_r = {ri for _, ri in pairs}
@@ -163,12 +256,16 @@ def evaluate(
                 if not correct:
                     result.error_crops.append((_error_crop(image, boxes[ti]), tag))
             result.rows.append(_row(record["image"], "matched", boxes[ti], truth_value, r, correct))
+            result.decided.append(_decided(r, correct, recognizer.floor))
         for ti in sorted(set(range(len(boxes))) - {t for t, _ in pairs}):
             value = int(record["dice"][ti]["value"])
             result.rows.append(_row(record["image"], "missed", boxes[ti], value, None, False))
             result.error_crops.append((_error_crop(image, boxes[ti]), f"{Path(record['image']).stem} missed"))
+        matched_boxes = [boxes[ti] for ti, _ in pairs]
         for ri in sorted(set(range(len(readings))) - matched_r):
             r = readings[ri]
+            result.decided.append(_decided(r, None, recognizer.floor))
+            result.duplicates += int(any(iou(r.box, box) >= DUPLICATE_IOU for box in matched_boxes))
             result.rows.append(_row(record["image"], "false", r.box, None, r, False))
             result.error_crops.append((_error_crop(image, r.box), f"{Path(record['image']).stem} false {r.value}"))
         result.images.append(
@@ -177,6 +274,14 @@ def evaluate(
         if progress is not None:
             progress(record["image"])
     return result
+
+
+def _decided(reading: DieReading, correct: bool | None, floor: float) -> Decided:
+    if reading.doubts:
+        other = any(d != "low confidence" for d in reading.doubts)
+    else:  # a reader that does not say why: unsure while confident is another doubt
+        other = reading.unsure and reading.confidence >= floor
+    return Decided(reading.confidence, other, correct)
 
 
 def _row(
@@ -194,6 +299,7 @@ def _row(
         "pips": reading.pips if reading and reading.pips is not None else "",
         "cocked": reading.cocked if reading else "",
         "colour": reading.colour if reading else "",
+        "doubts": "; ".join(reading.doubts) if reading else "",
     }
 
 
@@ -226,7 +332,10 @@ def write_results(evaluation: Evaluation, out: Path, extra: dict[str, Any] | Non
     """results.csv (one row per die), confusion.csv, summary.json and errors.png into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     summary = {**evaluation.summary(), **(extra or {})}
-    fields = ["image", "status", "box", "truth", "value", "correct", "confidence", "unsure", "pips", "cocked", "colour"]
+    fields = [
+        "image", "status", "box", "truth", "value", "correct", "confidence", "unsure", "pips", "cocked", "colour",
+        "doubts",
+    ]  # fmt: skip
     with (out / "results.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
@@ -236,6 +345,11 @@ def write_results(evaluation: Evaluation, out: Path, extra: dict[str, Any] | Non
         writer_c.writerow(["truth\\read", *range(1, 7)])
         for value, row in enumerate(evaluation.confusion.tolist(), 1):
             writer_c.writerow([value, *row])
+    for name, table in (("tradeoff.csv", evaluation.tradeoff()), ("reliability.csv", evaluation.reliability())):
+        with (out / name).open("w", newline="", encoding="utf-8") as fh:
+            writer_t = csv.DictWriter(fh, fieldnames=list(table[0]))
+            writer_t.writeheader()
+            writer_t.writerows(table)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     cv2.imwrite(str(out / "errors.png"), contact_sheet(evaluation.error_crops))
     return summary
@@ -248,6 +362,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"face accuracy on matched dice {summary['face_accuracy']:.4f} ({summary['wrong_values']} wrong, "
         f"{summary['wrong_values_not_unsure']} of them NOT marked unsure); unsure {summary['unsure']} "
         f"({summary['unsure_rate']:.1%})",
+        f"false finds {summary['false_finds']} ({summary['false_finds_sure']} of them sure), "
+        f"duplicates {summary['duplicates']}",
         "confusion (rows truth 1..6, columns read 1..6):",
     ]
     lines += ["  " + " ".join(f"{v:4d}" for v in row) for row in summary["confusion_truth_rows_read_columns"]]

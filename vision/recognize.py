@@ -30,6 +30,7 @@ from vision.faces import (
     SURE_FLOOR,
     TIGHT_SIDE,
     FaceModel,
+    PipReading,
     count_pips_batch,
     decide,
     second_look,
@@ -189,6 +190,9 @@ class DiceRecognizer:
             zip(found, probabilities, pip_readings, labs, not_die, strict=True)
         ):
             decision = decide(probs, pips, self.faces.values, self.floor, PIPS_OVERRULED_ABOVE)
+            doubts = doubts_of(decision.confidence, decision.value, pips, self.floor)
+            doubts += ("a second box read another face",) if i in disputed else ()
+            doubts += ("smaller than the other dice",) if small_die[i] else ()
             colour, colour_distance = self.palette.nearest(lab)
             readings.append(
                 DieReading(
@@ -198,7 +202,7 @@ class DiceRecognizer:
                     value=decision.value,
                     colour=colour,
                     confidence=decision.confidence,
-                    unsure=decision.unsure or i in disputed or bool(small_die[i]),
+                    unsure=decision.unsure or bool(doubts),
                     cocked=pips.cocked,
                     colour_distance=colour_distance,
                     lab=lab,
@@ -206,9 +210,18 @@ class DiceRecognizer:
                     detector_score=candidate.score,
                     probabilities=tuple(float(p) for p in probs),
                     not_die=float(none),
+                    doubts=doubts,
                 )
             )
         return readings
+
+
+def doubts_of(confidence: float, value: int, pips: PipReading, floor: float) -> tuple[str, ...]:
+    """Every reason :func:`vision.faces.decide` has to mark a die unsure, not only the first."""
+    doubts: tuple[str, ...] = ("low confidence",) if confidence < floor else ()
+    if pips.count is not None and pips.count != value and confidence < PIPS_OVERRULED_ABOVE:
+        doubts += (f"pip count says {pips.count}",)
+    return doubts + (("cocked",) if pips.cocked else ())
 
 
 def footprint(candidate: DieCandidate) -> np.ndarray:

@@ -66,6 +66,8 @@ class DieReading:
     probabilities: tuple[float, ...] = ()
     #: The face model's probability that the crop is not a die (0 when the model has no such label).
     not_die: float = 0.0
+    #: Why the die is unsure, every reason ("low confidence", "pip count says 5", "cocked", ...); empty when sure.
+    doubts: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
