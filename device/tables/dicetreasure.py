@@ -1,31 +1,36 @@
 """Dice Treasure at the table: dice rolled in the tray and placed on the players' motif cards.
 
-The observation is :class:`CardsView`: for each card seen, the die on each of its spaces, and for each space
-how sure the reader was (:class:`SeenSpace`). :meth:`DiceTreasureTable.observe` builds it from what
-:class:`vision.dicetreasure_read.DiceTreasureReader` read (the cards identified against the enrolled deck and
-the dice on their spaces); a space the reader is unsure of makes the adapter ask, naming the card and the
-space, until a player corrects it on the page or presses CONFIRM. :func:`engine.dicetreasure.observe.explain_one`
-says which legal placements (and exchanges) put the dice there; a die that appeared on a card that is not the
-active player's (or the middle's, in the steal phase) is a problem, never an action.
+The readings of a frame are one :class:`Snapshot`: each card spot's card (identified against the deck) with the
+die on each of its spaces and the doubts, and the dice of each loose zone (the tray, the common reserve, each
+player's personal reserve) with whether all were read surely. :meth:`DiceTreasureTable.frame_reader` makes them
+with :class:`vision.dicetreasure_read.DiceTreasureReader` (the mats located by registration, the dice colours
+taught at the table), :meth:`DiceTreasureTable.truth_readings` from a recorded frame's truth.
 
-The camera's reading is not yet followed through whole games (the roll in the tray, the end-of-turn split
-between reserves and the claims are not observations of the engine yet), so games are still played on the page
-(``live = "offline"``); the buttons are the generic ones (NEXT points at the next legal action, CONFIRM takes it).
+The observation is :class:`CardsView`: for each card seen, the die on each of its spaces, and for each space
+how sure the reader was (:class:`SeenSpace`), plus the cards on each player's mat, the tray and the reserves
+where they were read surely. :meth:`DiceTreasureTable.explain` asks :func:`engine.dicetreasure.observe.
+explain_table` which legal actions turn the game into that table (cards dealt, the roll, placements and the
+exchanges they need, the end of the turn from the reserves, the solo fill); a space the reader is unsure of
+makes the adapter ask, naming the card and the space, until a player corrects it on the page or presses CONFIRM;
+a die on a card that is not the active player's (or the middle's, in the steal phase) is a problem, never an
+action. What the camera cannot see is asked: the leprechaun cards laid out at setup, and a leprechaun card the
+active player may claim (offered, so that nobody loses it by not typing a claim).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from device.errors import SessionError
 from device.tables import Explained, TableAdapter, explained_by
 from engine.dice import Die
-from engine.dicetreasure.observe import explain_one, explain_placements
+from engine.dicetreasure.game import bonus_offers
+from engine.dicetreasure.observe import TableSeen, explain_one, explain_placements, explain_table
 from engine.dicetreasure.placement import target_cards
-from engine.dicetreasure.state import DiceTreasureState, Exchange, Place
+from engine.dicetreasure.state import DiceTreasureState, EndTurn, Exchange, Phase, Place, Reserve, Roll
 from engine.errors import AmbiguousActionError, GameError, InvalidActionError
 
 #: Below this an identification or a die reading is doubtful (the reader's own line, vision.dicetreasure_read.SURE).
@@ -47,6 +52,76 @@ class SeenSpace:
 
 
 @dataclass(frozen=True)
+class SpotReading:
+    """One card spot of a frame: the zone and spot, the card identified there (None: not a card of the deck),
+    the die on each space (the deck file's order) and, per space, why it is doubtful ("" when sure), where each
+    space is in the frame, and whether the card itself was identified surely (``doubt`` says why not)."""
+
+    zone: str
+    spot: int
+    card: str | None
+    dice: tuple[Die | None, ...] = ()
+    why: tuple[str, ...] = ()
+    centres: tuple[tuple[float, float], ...] = ()
+    doubt: str = ""
+
+
+@dataclass(frozen=True)
+class ZoneReading:
+    """The loose dice of a zone (``tray``, ``common-reserve``, ``reserve-N``) and whether each was read surely."""
+
+    zone: str
+    dice: tuple[Die, ...]
+    sure: bool = True
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything read of one frame: the card spots, the loose zones, and what kept the reader from reading."""
+
+    spots: tuple[SpotReading, ...]
+    zones: tuple[ZoneReading, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    def key(self) -> tuple[Any, ...]:
+        """What two frames must share to read the same table (confidences aside; loose dice as multisets)."""
+        spots = tuple(sorted((s.zone, s.spot, s.card or "", tuple(str(d) for d in s.dice), tuple(map(bool, s.why)))
+                             for s in self.spots))
+        zones = tuple(sorted((z.zone, tuple(sorted(map(str, z.dice))), z.sure) for z in self.zones))
+        return spots, zones
+
+
+def snapshot_of(reading: Any) -> Snapshot:
+    """A :class:`vision.dicetreasure_read.TableReading` as the adapter's readings (kept free of arrays)."""
+    spots = []
+    for item in reading.cards:
+        r, identity = item.reading, item.identity
+        doubt = ""
+        if identity.card is not None and identity.confidence < SURE:
+            doubt = f"looks like {identity.card} but could be {identity.runner_up}"
+        spots.append(SpotReading(r.zone, r.spot, identity.card, tuple(d.die for d in item.dice),
+                                 tuple(d.why if d.unsure else "" for d in item.dice),
+                                 tuple(d.centre_px for d in item.dice), doubt))
+    zones = tuple(ZoneReading(zone, tuple(d.die for d in dice), all(not d.unsure for d in dice))
+                  for zone, dice in reading.loose.items())
+    return Snapshot(tuple(spots), zones, tuple(reading.problems))
+
+
+def snapshot_from_truth(truth: Mapping[str, Any]) -> Snapshot:
+    """A recorded frame's truth (``device.record_dicetreasure.truth_of``) as a perfect reader would read it."""
+    def dice(items: Sequence[str | None]) -> tuple[Die | None, ...]:
+        return tuple(Die.parse(d) if d else None for d in items)
+
+    spots = tuple(SpotReading(str(c["zone"]), int(c["spot"]), str(c["card"]), dice(c["dice"]),
+                              ("",) * len(c["dice"])) for c in truth.get("cards", ()))
+    zones = [ZoneReading("tray", tuple(d for d in dice(truth.get("tray", ())) if d)),
+             ZoneReading("common-reserve", tuple(d for d in dice(truth.get("common", ())) if d))]
+    for seat, items in (truth.get("reserves") or {}).items():
+        zones.append(ZoneReading(f"reserve-{seat}", tuple(d for d in dice(items) if d)))
+    return Snapshot(spots, tuple(zones))
+
+
+@dataclass(frozen=True)
 class CardsView:
     """The cards seen: card id -> the die on each space in the deck file's order (None: empty); the spaces one
     by one (the readings a player can correct, in the order shown); what keeps the reading from being taken
@@ -60,6 +135,13 @@ class CardsView:
     confirmed: bool = False
     #: Seat (1-based) -> the dice seen in that player's personal reserve, where all of them were read surely.
     reserves: Mapping[int, tuple[Die, ...]] = field(default_factory=dict)
+    #: Seat (1-based) -> the cards identified on that player's mat (None: the mats were not read: cards only).
+    mats: Mapping[int, tuple[str, ...]] | None = None
+    #: The tray's and the common reserve's dice where all were read surely (None: not read surely).
+    tray: tuple[Die, ...] | None = None
+    common: tuple[Die, ...] | None = None
+    #: Loose zones read but not surely (asked about when the game needs them).
+    unsure_zones: tuple[str, ...] = ()
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -103,7 +185,65 @@ class DiceTreasureTable(TableAdapter):
     name = "dicetreasure"
 
     # --- what the camera saw -------------------------------------------------------------------
+    live = "camera"
+
+    def __init__(self, game: Any) -> None:
+        super().__init__(game)
+        self._round: int | None = None  # the round the reader's spot memory belongs to
+        self._reader: Any = None
+
+    # --- reading the table ----------------------------------------------------------------------
+    def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
+        """The reader of a Dice Treasure table: ``players`` (the mats printed for them), ``deck`` ("stand-in",
+        or a deck file's path), ``lessons`` ({"die": {colour: CIELAB}}: the dice colours taught here)."""
+        import cv2
+
+        from engine.dicetreasure import load_deck, sample_deck
+        from vision.colour import Palette
+        from vision.dicetreasure_read import DiceTreasureReader, dicetreasure_palette
+        from vision.registration import ZoneTracker
+
+        try:
+            players = int(table.get("players") or 0)
+        except (TypeError, ValueError):
+            players = 0
+        if not 1 <= players <= 4:
+            raise SessionError("the Dice Treasure table names no player count (1 to 4): the mats depend on it")
+        deck_name = str(table.get("deck") or "stand-in")
+        deck = sample_deck() if deck_name == "stand-in" else load_deck(deck_name)
+        lessons = (table.get("lessons") or {}).get("die") or {}
+        base = dicetreasure_palette()
+        taught = dict(base.colours)
+        for name, lab in lessons.items():
+            if name in taught and len(lab) == 3:
+                taught[name] = (float(lab[0]), float(lab[1]), float(lab[2]))
+        palette = Palette(base.name, tuple(taught.items()), calibrated=bool(lessons))
+        cv2.setNumThreads(1)
+        reader = DiceTreasureReader(deck, palette=palette, threads=1)
+        self._reader = reader
+        tracker = ZoneTracker("dicetreasure", players)
+
+        def read(image: Any) -> Sequence[Any]:
+            registration = tracker.update(image)
+            return [snapshot_of(reader.read(image, registration))]
+
+        return read
+
+    def truth_readings(self, truth: Any) -> Sequence[Any]:
+        if not isinstance(truth, Mapping):
+            return []
+        return [snapshot_from_truth(truth)]
+
+    def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
+        def key(readings: Sequence[Any]) -> tuple[Any, ...]:
+            return tuple(r.key() if isinstance(r, Snapshot) else r for r in readings)
+
+        return key(a) == key(b)
+
+    # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> CardsView:
+        if readings and all(isinstance(r, Snapshot) for r in readings):
+            return _view_of(readings, moved)
         cards: dict[str, tuple[Die | None, ...]] = {}
         spaces: list[SeenSpace] = []
         problems: list[str] = []
@@ -148,6 +288,11 @@ class DiceTreasureTable(TableAdapter):
     def explain(self, state: Any, seen: Any) -> Explained:
         if not isinstance(seen, CardsView):
             return Explained(problems=("nothing read of the motif cards",))
+        if self._reader is not None and state.round != self._round:
+            self._reader.forget()  # new cards are dealt each round: the spots' memory is of the last one
+        self._round = state.round
+        if seen.mats is not None:
+            return self._explain_table(state, seen)
         targets = {c.card.id for c in target_cards(state)}
         seen, settled = _settle(state, seen, targets)
         problems = [] if seen.confirmed else list(seen.problems)
@@ -173,8 +318,45 @@ class DiceTreasureTable(TableAdapter):
                                        "reserves: check the cards",))
         return explained_by(self.game, state, explanation.actions)
 
+    def _explain_table(self, state: DiceTreasureState, seen: CardsView) -> Explained:
+        """The whole table (mats, tray, reserves) explained from ``state``, or what to ask."""
+        if state.phase is Phase.BONUS:
+            return Explained(problems=(f"lay out {2 * len(state.players)} leprechaun cards and enter them on the "
+                                       "page (the camera does not read them)",))
+        offers = bonus_offers(state)
+        if offers and not seen.confirmed:
+            who = state.players[state.active].name
+            listed = ", ".join(f"{b.id} (+{b.reward} gold)" for b in offers)
+            return Explained(problems=(f"{who} may claim a leprechaun card: {listed}; claim it on the page, or "
+                                       "press CONFIRM to go on without",))
+        targets = {c.card.id for c in target_cards(state)}
+        view, settled = _settle(state, seen, targets)
+        problems = [] if view.confirmed else list(view.problems)
+        problems += view.doubts(settled)
+        if problems:
+            return Explained(problems=tuple(problems))
+        strangers = [p for p in _changed_elsewhere(state, view, targets) if "was it dealt?" not in p]
+        if strangers:
+            return Explained(problems=tuple(strangers))
+        table = TableSeen(
+            cards={card: dice for card, dice in view.cards.items()},
+            mats={seat - 1: cards for seat, cards in (view.mats or {}).items()},
+            tray=view.tray,
+            reserves={seat - 1: dice for seat, dice in view.reserves.items()},
+            common=view.common,
+        )
+        try:
+            explanation = explain_table(state, table)
+        except GameError as exc:
+            return Explained(problems=(str(exc),))
+        actions = _until_offer(state, explanation.actions)
+        if not actions and view.unsure_zones and not view.confirmed and _needs_zones(state, view):
+            return Explained(problems=tuple(f"the dice in the {z.replace('-', ' ')} are hard to read: correct "
+                                            "them on the page or press CONFIRM" for z in view.unsure_zones))
+        return explained_by(self.game, state, actions)
+
     def is_table_action(self, action: Any) -> bool:
-        return isinstance(action, (Place, Exchange))
+        return isinstance(action, (Place, Exchange, Roll, EndTurn, Reserve))
 
     def seen_json(self, seen: Any) -> dict[str, Any]:
         view = _view(seen)
@@ -194,6 +376,67 @@ class DiceTreasureTable(TableAdapter):
             raise SessionError("no spaces of motif cards are read")
         distances = [(s.centre[0] - x) ** 2 + (s.centre[1] - y) ** 2 for s in view.spaces]
         return distances.index(min(distances))
+
+
+def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
+    """The observation of a frame's :class:`Snapshot` readings."""
+    cards: dict[str, tuple[Die | None, ...]] = {}
+    spaces: list[SeenSpace] = []
+    problems: list[str] = []
+    mats: dict[int, list[str]] = {}
+    loose: dict[str, ZoneReading] = {}
+    for snapshot in readings:
+        problems.extend(p for p in snapshot.problems if "not a card of the deck" not in p)
+        for spot in snapshot.spots:
+            where = f"{spot.zone} card {spot.spot + 1}"
+            if spot.card is None:
+                problems.append(f"{where}: not a card of the enrolled deck; show it to the camera or enrol it")
+                continue
+            if spot.doubt:
+                problems.append(f"{where}: {spot.doubt}: straighten it or press CONFIRM")
+            if spot.card in cards:
+                problems.append(f"card {spot.card} is seen twice ({where} too)")
+                continue
+            cards[spot.card] = spot.dice
+            centres = spot.centres or ((0.0, 0.0),) * len(spot.dice)
+            spaces.extend(SeenSpace(spot.card, i + 1, die, not why, why, centre)
+                          for i, (die, why, centre) in enumerate(zip(spot.dice, spot.why, centres, strict=False)))
+            if spot.zone.startswith("motif-cards-"):
+                mats.setdefault(int(spot.zone.rsplit("-", 1)[1]), []).append(spot.card)
+        for zone in snapshot.zones:
+            loose[zone.zone] = zone
+    reserves = {int(z.rsplit("-", 1)[1]): r.dice for z, r in loose.items() if z.startswith("reserve-") and r.sure}
+    seats = {int(z.rsplit("-", 1)[1]) for z in loose if z.startswith("reserve-")} | set(mats)
+    tray = loose.get("tray")
+    common = loose.get("common-reserve")
+    return CardsView(cards, tuple(spaces), tuple(problems), moved, reserves=reserves,
+                     mats={seat: tuple(mats.get(seat, ())) for seat in seats},
+                     tray=tray.dice if tray is not None and tray.sure else None,
+                     common=common.dice if common is not None and common.sure else None,
+                     unsure_zones=tuple(z for z, r in loose.items() if not r.sure))
+
+
+def _until_offer(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any, ...]:
+    """The actions up to the first state where the active player may claim a leprechaun card (the device offers
+    it before the turn goes on)."""
+    from engine.dicetreasure import GAME
+
+    out: list[Any] = []
+    for action in actions:
+        out.append(action)
+        try:
+            state = GAME.apply(state, action)
+        except GameError:
+            return tuple(actions)
+        if bonus_offers(state):
+            break
+    return tuple(out)
+
+
+def _needs_zones(state: DiceTreasureState, view: CardsView) -> bool:
+    """Whether an unsure loose zone keeps the table from being explained (the tray when a roll is awaited or
+    during a turn, a reserve or the common reserve during a turn)."""
+    return state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL)
 
 
 def _view(seen: Any) -> CardsView:
@@ -252,6 +495,7 @@ def _settle(state: DiceTreasureState, seen: CardsView, targets: set[str]) -> tup
 
 def _changed_elsewhere(state: DiceTreasureState, seen: CardsView, targets: set[str]) -> list[str]:
     """Cards seen that the active player may not place on now whose dice differ from the game's."""
+    discarded = {c.id for c in state.discards}
     held: dict[str, tuple[str, tuple[Die | None, ...]]] = {}
     for player in state.players:
         for cip in player.cards:
@@ -263,6 +507,8 @@ def _changed_elsewhere(state: DiceTreasureState, seen: CardsView, targets: set[s
     for card, dice in seen.cards.items():
         if card in targets or card in claimed:  # a claimed card still in view is no error
             continue
+        if card in discarded and card not in held:
+            continue  # a card of the last round not yet cleared away (or the solo game's discarded ones)
         if card not in held:
             out.append(f"card {card} is on the table but not in this round of the game: was it dealt?")
             continue

@@ -451,7 +451,9 @@ def _explain_turn(state: DiceTreasureState, seen: TableSeen, depth: int) -> Expl
                 rest = explain_table(after, seen, depth=depth + 1)
             except (IllegalActionError, AmbiguousActionError):
                 rest = Explanation((), after)
-            if rest.actions:
+            # At a round's (or the game's) end the table is cleared: none of the cards in play is seen any more.
+            cleared = after.phase in (Phase.DEAL, Phase.OVER) and not set(in_play(now)) & set(seen.cards)
+            if rest.actions or cleared:
                 return Explanation((*best.actions, *ended, *rest.actions), rest.state)
     if now.phase is Phase.TURN or not best.actions:
         return best
