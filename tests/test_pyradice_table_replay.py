@@ -18,10 +18,10 @@ from device.record_pyradice import make, play
 from device.recording import load_recording
 from device.tables import adapter_for
 from engine.dice import Die
-from engine.game import find_game
+from engine.pyradice import PyradiceGame
 from engine.pyradice.state import Phase, Skill
 
-GAME = find_game("pyradice")
+GAME = PyradiceGame()
 
 
 @pytest.fixture(scope="module")
