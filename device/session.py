@@ -269,6 +269,26 @@ class GameSession:
                 "version": version,
             }
 
+    def hint(self, seed: int = 0, budget_s: float = 0.3) -> dict[str, Any]:
+        """The engine's hint for the decision now (:meth:`engine.game.Game.advise`) as JSON: ``hint`` (the ranked
+        options) or None with ``reason`` ("no hint now: ..."). Worked out outside the session's lock (states are
+        immutable), so the camera and the page go on meanwhile; a hint for a state since left is still marked
+        with the ``version`` it was asked at."""
+        with self._lock:
+            version = self.hub.latest()[0]
+            game, state = self.game, self.state
+        if game is None:
+            return {"hint": None, "reason": "no hint now: no game is running", "version": version}
+        status = game.status(state)
+        if status.finished or status.awaiting != "decision":
+            why = "the game is over" if status.finished else "chance is awaited (a roll, a draw: what the table shows)"
+            return {"hint": None, "reason": f"no hint now: {why}", "version": version}
+        advice = game.advise(state, seed=seed, budget_s=budget_s)
+        if advice is None:
+            return {"hint": None, "reason": f"no hint now: {game.title} gives none for this step ({status.phase})",
+                    "version": version}
+        return {"hint": advice.to_json(), "reason": None, "version": version}
+
     def undo(self, origin: str) -> None:
         with self._lock:
             game, adapter = self._require_game()

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, stream_with_context
+from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 
 from web import services
 from web.security import json_body, protected
@@ -88,6 +88,44 @@ def catalog() -> Any:
 def legal() -> Any:
     """The legal actions now (engine text, words, group) and what chance awaits, if anything."""
     return jsonify(services().session.legal())
+
+
+#: The longest a client may ask the playouts of one hint to take, and the seeds it may name.
+HINT_BUDGET_MAX_S = 1.0
+HINT_SEED_MAX = 2**31 - 1
+_hint_busy = threading.Lock()  # one hint at a time: each takes a core for its budget
+
+
+@bp.get("/hint")
+def hint() -> Any:
+    """The decision now's options ranked by expected margin from seeded playouts, on request ("Hint").
+
+    Query: ``seed`` (0..2**31-1, default 0), ``budget`` (seconds, above 0 and at most 1, default 0.3). No hint
+    to give (no game, the game over, chance awaited) is ``{"hint": null, "reason": ...}``; a bad query is 400; a
+    hint asked while another is being worked out is 429."""
+    args = request.args
+    unknown = sorted(set(args) - {"seed", "budget"})
+    if unknown:
+        abort(400, f"unknown query parameter(s) {', '.join(unknown)}; a hint takes seed and budget")
+    seed_text, budget_text = args.get("seed", "0"), args.get("budget", "0.3")
+    try:
+        seed = int(seed_text)
+    except ValueError:
+        abort(400, f"'seed' must be a whole number 0..{HINT_SEED_MAX}, got {seed_text!r}")
+    try:
+        budget = float(budget_text)
+    except ValueError:
+        abort(400, f"'budget' must be a number of seconds, got {budget_text!r}")
+    if not 0 <= seed <= HINT_SEED_MAX:
+        abort(400, f"'seed' must be a whole number 0..{HINT_SEED_MAX}, got {seed}")
+    if not 0 < budget <= HINT_BUDGET_MAX_S:  # also refuses nan and inf
+        abort(400, f"'budget' must be above 0 and at most {HINT_BUDGET_MAX_S:g} seconds, got {budget_text!r}")
+    if not _hint_busy.acquire(blocking=False):
+        abort(429, "a hint is being worked out already; ask again in a moment")
+    try:
+        return jsonify(services().session.hint(seed=seed, budget_s=budget))
+    finally:
+        _hint_busy.release()
 
 
 def _int(data: dict[str, Any], key: str) -> int:

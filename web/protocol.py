@@ -49,6 +49,10 @@ class TableSession(Protocol):
 
     def legal(self) -> dict[str, Any]: ...
 
+    def hint(self, seed: int = 0, budget_s: float = 0.3) -> dict[str, Any]:
+        """The hint for the decision now: ``{"hint": {...ranked options...} | None, "reason": "no hint now: ..." |
+        None, "version": N}``; never an error for a game with nothing to hint at."""
+
     def apply_text(self, text: str, origin: str) -> None: ...
 
     def undo(self, origin: str) -> None: ...

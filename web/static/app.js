@@ -139,6 +139,7 @@ function renderShell(s) {
   if (catalog && game) followGame();
   renderGameOver(game);
   renderLog(game);
+  renderHint(game);
   document.getElementById("undo").disabled = !game || !game.action_count;
   document.getElementById("export").href = game ? `/api/games/${game.id}` : "#";
   document.getElementById("export").hidden = !game;
@@ -304,6 +305,96 @@ async function onSnapshot(s) {
     }
   }
   document.body.dataset.version = String(s.version);
+}
+
+// --- the hint: the decision now's options ranked by the engine's playouts, only when asked ------------
+let hintFor = null; // "game id:action count" the shown hint was asked at
+
+function hintCard() {
+  let card = document.getElementById("hint-card");
+  if (card) return card;
+  card = el("section", {id: "hint-card", class: "card", hidden: true, "aria-live": "polite"});
+  card.appendChild(el("h2", {}, "Hint"));
+  card.appendChild(el("p", {class: "hint"},
+    "Only if you want it: the options for the decision now, ranked by the expected final margin over the best "
+    + "other player in seeded playouts of the engine's simulator (a stand-in for real players)."));
+  const actions = el("div", {class: "actions"});
+  const button = el("button", {id: "hint-button", type: "button"}, "Hint");
+  button.addEventListener("click", askHint);
+  actions.appendChild(button);
+  card.appendChild(actions);
+  card.appendChild(el("p", {id: "hint-summary", class: "hint", hidden: true}));
+  card.appendChild(el("ol", {id: "hint-options"}));
+  card.appendChild(el("div", {class: "errors", "data-slot": "hint", "aria-live": "assertive"}));
+  document.getElementById("game-root").after(card);
+  return card;
+}
+
+function renderHint(game) {
+  const card = hintCard();
+  const status = (game && game.status) || {};
+  card.hidden = !game || Boolean(status.finished);
+  const key = game ? `${game.id}:${game.action_count}` : null;
+  if (key !== hintFor) {  // the table moved on: a hint for another position would mislead
+    document.getElementById("hint-options").replaceChildren();
+    document.getElementById("hint-summary").hidden = true;
+    card.dataset.state = "none";
+    hintFor = null;
+  }
+}
+
+function signed(x) {
+  return (x > 0 ? "+" : x < 0 ? "−" : "±") + Math.abs(x).toFixed(1);
+}
+
+async function askHint(event) {
+  const button = event.currentTarget;
+  const card = hintCard();
+  const game = latest && latest.game;
+  const key = game ? `${game.id}:${game.action_count}` : null;
+  clearErrors("hint");
+  button.disabled = true;
+  card.dataset.state = "working";
+  const summary = document.getElementById("hint-summary");
+  summary.hidden = false;
+  summary.textContent = "Working it out…";
+  let data;
+  try {
+    const response = await fetch("/api/hint", {credentials: "same-origin", cache: "no-store"});
+    data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `the device answered ${response.status}`);
+  } catch (err) {
+    summary.hidden = true;
+    card.dataset.state = "none";
+    showError("hint", `no hint: ${err.message || err}`);
+    return;
+  } finally {
+    button.disabled = false;
+  }
+  const list = document.getElementById("hint-options");
+  list.replaceChildren();
+  hintFor = key;
+  const hint = data.hint;
+  if (!hint) {
+    summary.textContent = data.reason || "no hint now";
+    card.dataset.state = "none";
+    return;
+  }
+  const measure = hint.measure === "points" ? "points" : `expected ${hint.measure}`;
+  summary.textContent = `${hint.player}: ${hint.decision}. Best first, by ${measure}`
+    + (hint.rounds ? ` (${hint.rounds} playouts per option to ${hint.horizon}, ${Math.round(hint.elapsed_ms)} ms).` : ".")
+    + (hint.note ? ` ${hint.note}.` : "");
+  for (const o of hint.options) {
+    const li = el("li", {class: "hint-option", "data-text": o.text});
+    li.appendChild(el("span", {class: "words"}, o.label));
+    let figure;
+    if (o.playouts) figure = ` ${signed(o.value)} (± ${o.stderr.toFixed(1)}, ${o.playouts} playouts)`;
+    else if (hint.measure === "points") figure = ` ${o.value} points`;
+    else figure = " (not played out" + (o.prior === null ? ")" : `; scores ${o.prior} now)`);
+    li.appendChild(el("span", {class: "value"}, figure));
+    list.appendChild(li);
+  }
+  card.dataset.state = "shown";
 }
 
 // --- set-up form, built from /api/catalog ------------------------------------------------------------
