@@ -241,21 +241,29 @@ def one_per_die(found: list[DieCandidate], overlap: float = TWIN_OVERLAP) -> np.
     twin_of = np.full(n, -1, np.int64)
     if n < 2:
         return twin_of
-    corners = [footprint(c) for c in found]
-    areas = np.array([c.side * c.side for c in found])
+    centres = np.array([c.centre for c in found], np.float64)
+    sides = np.array([c.side for c in found], np.float64)
+    # Squares farther apart than their half diagonals cannot touch: most photos have no pair that is near.
+    reach = (sides[:, None] + sides[None, :]) * 0.71
+    near = ((centres[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2) < reach * reach
+    np.fill_diagonal(near, False)
+    if not near.any():
+        return twin_of
+    corners: dict[int, np.ndarray] = {}
 
     def overlaps(i: int, k: int) -> bool:
-        reach = (found[i].side + found[k].side) * 0.71  # half diagonals: squares farther apart cannot touch
-        dx, dy = found[i].centre[0] - found[k].centre[0], found[i].centre[1] - found[k].centre[1]
-        if dx * dx + dy * dy >= reach * reach:
+        if not near[i, k]:
             return False
+        for j in (i, k):
+            if j not in corners:
+                corners[j] = footprint(found[j])
         shared, _ = cv2.intersectConvexConvex(corners[i], corners[k])
-        return bool(shared >= overlap * min(areas[i], areas[k]))
+        return bool(shared >= overlap * min(sides[i], sides[k]) ** 2)
 
     by_size = sorted(range(n), key=lambda i: (-found[i].side, i))
     for rank, i in enumerate(by_size):
         for k in by_size[:rank]:
-            if twin_of[k] < 0 and found[i].side < PIECE_SHARE * found[k].side and overlaps(i, k):
+            if near[i, k] and twin_of[k] < 0 and found[i].side < PIECE_SHARE * found[k].side and overlaps(i, k):
                 twin_of[i] = k
                 break
     kept: list[int] = []
@@ -276,12 +284,12 @@ def pieces(found: list[DieCandidate], twin_of: np.ndarray) -> np.ndarray:
 
 
 def smaller_than_the_others(found: list[DieCandidate], share: float = SMALL_DIE_SHARE) -> np.ndarray:
-    """For each find: is its side under ``share`` of the median side of the others (needs 3 others)? Dice at
-    one table are one size, so a much smaller find is a piece of something (a pip, a corner) or not a die."""
+    """For each find: is its side under ``share`` of the median side of the finds (needs 4 or more)? Dice at one
+    table are one size, so a much smaller find is a piece of something (a pip, a corner) or not a die."""
     sides = np.array([c.side for c in found], np.float64)
     if len(sides) < 4:
         return np.zeros(len(sides), bool)
-    return np.array([side < share * float(np.median(np.delete(sides, i))) for i, side in enumerate(sides)], bool)
+    return np.asarray(sides < share * float(np.median(sides)), bool)
 
 
 def load_image(path: str | Path) -> np.ndarray:
