@@ -104,4 +104,8 @@ def test_what_the_camera_cannot_see_is_asked() -> None:
 
     unsure = replace(snapshot, zones=(ZoneReading("tray", (Die(3, "red"),) * 6, sure=False), *snapshot.zones[1:]))
     problems = adapter.explain(state, adapter.observe([unsure], moved=True)).problems
-    assert problems == ("the dice in the tray are hard to read: correct them on the page or press CONFIRM",)
+    assert problems == ("the dice in the tray are hard to read (look red:3 red:3 red:3 red:3 red:3 red:3): correct "
+                        "them on the page or press CONFIRM",)
+    # Accepted as read (CONFIRM): the roll is taken.
+    confirmed = adapter.explain(state, adapter.confirm(adapter.observe([unsure], moved=True)))
+    assert [str(a) for a in confirmed.actions] == ["roll red:3 red:3 red:3 red:3 red:3 red:3"]

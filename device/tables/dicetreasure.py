@@ -28,7 +28,7 @@ from device.errors import SessionError
 from device.tables import Explained, TableAdapter, explained_by
 from engine.dice import Die
 from engine.dicetreasure.game import bonus_offers
-from engine.dicetreasure.observe import TableSeen, explain_one, explain_placements, explain_table
+from engine.dicetreasure.observe import Explanation, TableSeen, explain_one, explain_placements, explain_table
 from engine.dicetreasure.placement import target_cards
 from engine.dicetreasure.state import DiceTreasureState, EndTurn, Exchange, Phase, Place, Reserve, Roll
 from engine.errors import AmbiguousActionError, GameError, InvalidActionError
@@ -142,6 +142,8 @@ class CardsView:
     common: tuple[Die, ...] | None = None
     #: Loose zones read but not surely (asked about when the game needs them).
     unsure_zones: tuple[str, ...] = ()
+    #: Every loose zone's dice as read, sure or not (a second opinion the game can confirm).
+    read: Mapping[str, tuple[Die, ...]] = field(default_factory=dict)
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -331,12 +333,11 @@ class DiceTreasureTable(TableAdapter):
                                        "press CONFIRM to go on without",))
         targets = {c.card.id for c in target_cards(state)}
         view, settled = _settle(state, seen, targets)
-        problems = [] if view.confirmed else list(view.problems)
-        problems += view.doubts(settled)
-        if problems:
-            return Explained(problems=tuple(problems))
+        if view.problems and not view.confirmed:
+            return Explained(problems=view.problems)
+        doubts = view.doubts(settled)
         strangers = [p for p in _changed_elsewhere(state, view, targets) if "was it dealt?" not in p]
-        if strangers:
+        if strangers and not doubts:
             return Explained(problems=tuple(strangers))
         table = TableSeen(
             cards={card: dice for card, dice in view.cards.items()},
@@ -345,15 +346,47 @@ class DiceTreasureTable(TableAdapter):
             reserves={seat - 1: dice for seat, dice in view.reserves.items()},
             common=view.common,
         )
-        try:
-            explanation = explain_table(state, table)
-        except GameError as exc:
-            return Explained(problems=(str(exc),))
-        actions = _until_offer(state, explanation.actions)
-        if not actions and view.unsure_zones and not view.confirmed and _needs_zones(state, view):
-            return Explained(problems=tuple(f"the dice in the {z.replace('-', ' ')} are hard to read: correct "
-                                            "them on the page or press CONFIRM" for z in view.unsure_zones))
-        return explained_by(self.game, state, actions)
+        unsure = [] if view.confirmed else list(view.unsure_zones)
+        if view.confirmed:  # accepted as read: the loose dice too
+            table = replace(table, tray=view.read.get("tray", table.tray),
+                            common=view.read.get("common-reserve", table.common),
+                            reserves={int(z.rsplit("-", 1)[1]) - 1: d for z, d in view.read.items()
+                                      if z.startswith("reserve-")})
+        if view.confirmed or (not doubts and not unsure):
+            try:
+                explanation = explain_table(state, table)
+            except GameError as exc:
+                return Explained(problems=(str(exc),))
+            return explained_by(self.game, state, _until_offer(state, explanation.actions))
+        # Something was read without being sure. During a turn the game knows every die the player can move, so
+        # the readings as read (dice on the spaces, the tray, the reserves) are taken when the rules explain them
+        # all together (the tray and the reserves agreeing with the cards); a roll is never taken from dice read
+        # unsurely, nor a card dealt that was not identified surely. Otherwise the players are asked.
+        if state.phase in (Phase.TURN, Phase.SOLO_FILL) and not strangers:
+            relaxed = replace(table, tray=view.read.get("tray", table.tray),
+                              reserves={**{int(z.rsplit("-", 1)[1]) - 1: d for z, d in view.read.items()
+                                           if z.startswith("reserve-")}, **(table.reserves or {})})
+            try:
+                relaxed_actions: tuple[Any, ...] | None = explain_table(state, relaxed).actions
+            except GameError:
+                relaxed_actions = None
+            if relaxed_actions is not None:
+                explanation = Explanation(relaxed_actions, state)
+                actions = _until_roll(state, explanation.actions) if "tray" in unsure else explanation.actions
+                if actions or not doubts:
+                    return explained_by(self.game, state, _until_offer(state, actions))
+        asked = doubts or strangers
+        if unsure and not asked:
+            asked = [f"the dice in the {z.replace('-', ' ')} are hard to read (look "
+                     f"{' '.join(map(str, view.read.get(z, ()))) or 'empty'}): correct them on the page or press "
+                     "CONFIRM" for z in unsure]
+            try:  # a reading nothing depends on is not worth a question
+                if explain_table(state, table).actions or state.phase is Phase.ROLL:
+                    return Explained(problems=tuple(asked))
+            except GameError:
+                return Explained(problems=tuple(asked))
+            return Explained()
+        return Explained(problems=tuple(asked))
 
     def is_table_action(self, action: Any) -> bool:
         return isinstance(action, (Place, Exchange, Roll, EndTurn, Reserve))
@@ -386,7 +419,9 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
     mats: dict[int, list[str]] = {}
     loose: dict[str, ZoneReading] = {}
     for snapshot in readings:
-        problems.extend(p for p in snapshot.problems if "not a card of the deck" not in p)
+        # A card spot's own reading doubts (coins that do not go with the spaces...) are in its identification's
+        # confidence already; what is left is about the table (a mat not found, a zone covered).
+        problems.extend(p for p in snapshot.problems if ", card " not in p)
         for spot in snapshot.spots:
             where = f"{spot.zone} card {spot.spot + 1}"
             if spot.card is None:
@@ -413,7 +448,8 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      mats={seat: tuple(mats.get(seat, ())) for seat in seats},
                      tray=tray.dice if tray is not None and tray.sure else None,
                      common=common.dice if common is not None and common.sure else None,
-                     unsure_zones=tuple(z for z, r in loose.items() if not r.sure))
+                     unsure_zones=tuple(z for z, r in loose.items() if not r.sure),
+                     read={z: r.dice for z, r in loose.items()})
 
 
 def _until_offer(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any, ...]:
@@ -433,10 +469,14 @@ def _until_offer(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any,
     return tuple(out)
 
 
-def _needs_zones(state: DiceTreasureState, view: CardsView) -> bool:
-    """Whether an unsure loose zone keeps the table from being explained (the tray when a roll is awaited or
-    during a turn, a reserve or the common reserve during a turn)."""
-    return state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL)
+def _until_roll(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any, ...]:
+    """The actions before the first roll (the tray was read unsurely: a roll is asked, never guessed)."""
+    out: list[Any] = []
+    for action in actions:
+        if isinstance(action, Roll):
+            break
+        out.append(action)
+    return tuple(out)
 
 
 def _view(seen: Any) -> CardsView:
@@ -476,7 +516,11 @@ def _settle(state: DiceTreasureState, seen: CardsView, targets: set[str]) -> tup
     # The dice the active player can place now (after exchanges, the common reserve's too).
     available = [*state.hand, *state.players[state.active].reserve, *state.common]
     for s in seen.spaces:
-        if s.sure or s.corrected or s.card not in held:
+        if s.sure or s.corrected:
+            continue
+        if s.card not in held:
+            if s.card not in targets:  # a claimed card still in view, or last round's: nothing depends on it
+                settled.add((s.card, s.space))
             continue
         have = held[s.card][s.space - 1]
         if have is None and s.card in targets:
