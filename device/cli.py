@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, str] = {
     "pyradice-table": "vision.bench_pyradice",
     "pyramido-table": "vision.bench_pyramido",
     "dicetreasure-table": "vision.bench_dicetreasure",
+    "hint": "engine.bench_advice",
 }
 
 

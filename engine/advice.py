@@ -13,11 +13,12 @@ the best other player). This module runs the playouts and ranks:
   any machine); otherwise the time budget decides how many whole rounds fit, and a round that the budget cuts
   short is dropped, so every option has the same number of playouts and the same answer comes for the same
   number of rounds.
-* **Budgeted.** ``budget_s`` bounds the wall time (one round always runs; ``width`` keeps a round cheap: only the
+* **Budgeted.** ``budget_s`` bounds the wall time: a round is begun only if, as long as the last one took, it
+  would end within the budget (one round always runs; ``width`` keeps a round cheap: only the
   ``width`` options a cheap static value (``prior``) rates best get playouts, the rest are listed after them with
   their static value and no playouts).
 
-Nothing here knows a game; it imports nothing of the rest of the project but :mod:`engine.game`'s types.
+Nothing here knows a game, and it imports nothing of the rest of the project (the games' modules import it).
 """
 
 from __future__ import annotations
@@ -212,7 +213,9 @@ def rank(
     tallies = {i: _Tally() for i in chosen}
     rounds = 0
     deadline = start + budget_s
-    while chosen and (rounds < playouts if playouts is not None else (rounds == 0 or clock() < deadline)):
+    last = 0.0  # how long the last round took: a round that would end past the deadline is not begun
+    while chosen and (rounds < playouts if playouts is not None else (rounds == 0 or clock() + last <= deadline)):
+        began = clock()
         results: list[tuple[int, Value]] = []
         cut = False
         for i in chosen:
@@ -227,6 +230,7 @@ def rank(
         for i, v in results:
             tallies[i].add(v)
         rounds += 1
+        last = clock() - began
     elapsed = (clock() - start) * 1000.0
     n = len(opts)
     return Ranking(

@@ -69,6 +69,12 @@ def _level_points(token: str, values: tuple[int | None, ...], peak: str) -> int:
     return _OUTLOOK_POINTS[outlook(token, values, peak=peak)]
 
 
+def clear_caches() -> None:
+    """Forget what :func:`warm` and the playouts worked out (to time a first hint, as in a fresh process)."""
+    solutions.cache_clear()
+    _level_points.cache_clear()
+
+
 def warm(state: PyradiceState) -> None:
     """Work out once per process what the board's objective tokens allow (``objectives.solutions``, cached):
     the first hint of a game would otherwise spend up to a second on it."""
@@ -202,4 +208,4 @@ def advise(state: PyradiceState, *, seed: int = 0, budget_s: float = 0.3, playou
     )
 
 
-__all__ = ["POLICY", "advise", "determinize", "greedy_place", "playout", "policy"]
+__all__ = ["POLICY", "advise", "clear_caches", "determinize", "greedy_place", "playout", "policy"]
