@@ -29,6 +29,7 @@ from device.sources import Camera, Frame, FrameSource, ReplaySource
 from device.stability import StabilityFilter, StepResult, agrees, arrange_dice, table_order
 from device.tables import TableAdapter, live_table
 from engine.errors import GameError
+from vision.fuse import fuse_frames
 from vision.types import DieReading
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,8 @@ class Pipeline:
     #: A board game's reader, from its adapter (``TableAdapter.frame_reader`` on the table's section, or
     #: the truth). None: every game is read by ``reader``.
     reader_for: Callable[[TableAdapter], Reader] | None = None
+    #: How the still frames of a settled tray are fused into one reading of the dice (None: the latest frame).
+    dice_fuse: Callable[[Sequence[Sequence[Any]]], Sequence[Any]] | None = fuse_frames
     _adapter: TableAdapter | None = None
     _board_reader: Reader | None = None
 
@@ -140,6 +143,7 @@ class Pipeline:
         """The reader of the running game's pieces (made, with the filter's agreement test, per new game)."""
         adapter = self.session.adapter
         if self.reader_for is None or adapter is None or adapter.reads_dice_tray:
+            self.filter.fuse = self.dice_fuse
             if self._adapter is not None:  # back to dice after a board game
                 self._adapter = self._board_reader = None
                 self.filter.same, self.filter.arrange = agrees, arrange_dice
@@ -147,6 +151,7 @@ class Pipeline:
         if adapter is not self._adapter:
             self._adapter = adapter
             self.filter.same, self.filter.arrange = adapter.readings_agree, adapter.arrange
+            self.filter.fuse = None
             try:
                 self._board_reader = self.reader_for(adapter)
             except SessionError as exc:  # the game cannot be read here: said once, played on the page

@@ -67,8 +67,9 @@ def frame_problem(small: np.ndarray) -> str | None:
 WHOLE_CHANGE = 0.8
 
 
-def agrees(a: Sequence[DieReading], b: Sequence[DieReading], tolerance: float = 0.25) -> bool:
-    """Whether two readings say the same: equal labels, each die matched to one within ``tolerance`` sides."""
+def agrees(a: Sequence[DieReading], b: Sequence[DieReading], tolerance: float = 0.25, *, doubts: bool = True) -> bool:
+    """Whether two readings say the same: equal labels, each die matched to one within ``tolerance`` sides.
+    ``doubts=False`` leaves the unsure flags out (fused readings: the fusion decides them over every frame)."""
     if len(a) != len(b):
         return False
     left = list(b)
@@ -76,7 +77,7 @@ def agrees(a: Sequence[DieReading], b: Sequence[DieReading], tolerance: float = 
         side = max(d.box[2] - d.box[0], d.box[3] - d.box[1], 1.0)
         match = next(
             (o for o in left
-             if (o.value, o.colour, o.cocked, o.unsure) == (d.value, d.colour, d.cocked, d.unsure)
+             if (o.value, o.colour, o.cocked) == (d.value, d.colour, d.cocked) and (not doubts or o.unsure == d.unsure)
              and abs(o.centre[0] - d.centre[0]) <= tolerance * side
              and abs(o.centre[1] - d.centre[1]) <= tolerance * side),
             None,
@@ -134,8 +135,15 @@ class StabilityFilter:
                  agree_frames: int = 3, motion_delta: int = 18, motion_frames: int = 2,
                  cover_share: float = 0.15,
                  same: Callable[[Sequence[Any], Sequence[Any]], bool] = agrees,
-                 arrange: Callable[[Sequence[Any]], Sequence[Any]] = arrange_dice) -> None:
+                 arrange: Callable[[Sequence[Any]], Sequence[Any]] = arrange_dice,
+                 fuse: Callable[[Sequence[Sequence[Any]]], Sequence[Any]] | None = None,
+                 fuse_frames: int = 10) -> None:
         self.reader = reader
+        #: Reads of the still frames since the last motion (at most ``fuse_frames``), fused into one reading
+        #: (``vision.fuse.fuse_frames`` for dice: a die in doubt in one frame may be sure over several).
+        self.fuse = fuse
+        self.fuse_frames = max(1, fuse_frames)
+        self._still_reads: list[Sequence[Any]] = []
         self.same = same
         self.arrange = arrange
         self.motion_threshold = motion_threshold
@@ -154,6 +162,14 @@ class StabilityFilter:
         self._tracking = "still"
         self._seen_gone = False  # the tray was seen empty or covered since the last settled reading
         self._whole: np.ndarray | None = None  # a whole new picture, waiting for a second frame to agree
+
+    def _same(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
+        """Two still frames agree: by ``same``, or, for fused dice, on everything but the doubts, which the
+        fusion decides over all the frames (a die in doubt in every other frame must not keep the tray from
+        settling, nor settle it on three frames that happen to agree)."""
+        if self.fuse is not None and self.same is agrees:
+            return agrees(a, b, doubts=False)
+        return self.same(a, b)
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         return float(np.count_nonzero(np.abs(a - b) > self.motion_delta))
@@ -181,6 +197,7 @@ class StabilityFilter:
                 return StepResult(self._tracking, self._settled, None, motion, "motion not yet confirmed")
             self._previous = small
             self._candidate, self._agree = None, 0
+            self._still_reads = []
             self._moved = True
             self._seen_gone = self._seen_gone or motion >= self.cover_share * small.size
             self._settled = None
@@ -192,10 +209,14 @@ class StabilityFilter:
         if self._settled is not None:
             # Settled and nothing moved since: the same picture needs no second reading (CPU for the Pi).
             return StepResult("still", self._settled, None, motion)
-        readings = tuple(self.arrange(read() if read is not None else self.reader(image)))
+        raw = read() if read is not None else self.reader(image)
+        if self.fuse is not None:
+            self._still_reads = [*self._still_reads[1 - self.fuse_frames:], raw] if self.fuse_frames > 1 else [raw]
+            raw = self.fuse(self._still_reads)
+        readings = tuple(self.arrange(raw))
         if not readings:
             self._seen_gone = True
-        if self._candidate is not None and self.same(readings, self._candidate):
+        if self._candidate is not None and self._same(readings, self._candidate):
             self._agree += 1
         else:
             self._agree = 1

@@ -218,3 +218,42 @@ def test_a_bad_recorded_frame_is_none_and_prints_nothing(tmp_path: Path, capfd: 
     assert read_frame_file(tmp_path / "text.jpg") is None
     captured = capfd.readouterr()
     assert captured.err == "" and captured.out == "", "libjpeg must not write on the console"
+
+
+def test_a_tray_read_in_doubt_in_every_other_frame_settles_on_the_fusion_of_its_frames() -> None:
+    """The settled tray is the fusion of the still frames read since the dice last moved (vision.fuse): a die
+    that flickers between a sure and a doubtful 5 settles (without fusion three frames never agree) and is sure
+    over the frames; one in doubt in every frame stays unsure (asked); motion starts the frames afresh."""
+    from vision.fuse import fuse_frames
+
+    doubtful = [0.02, 0.02, 0.02, 0.02, 0.6, 0.32]
+    clear = [0.0, 0.0, 0.0, 0.0, 0.99, 0.01]
+    frames = [clear, doubtful, clear, doubtful, clear, doubtful]
+    seen: list[int] = []
+
+    def reader_of(reads: list[list[float]]) -> Any:
+        it = iter(reads)
+
+        def reader(image: np.ndarray) -> list[Any]:
+            p = next(it)
+            return [reading(5, 100.0, 100.0, confidence=max(p), unsure=max(p) < 0.8, probabilities=tuple(p),
+                            doubts=("low confidence",) if max(p) < 0.8 else ())]
+
+        return reader
+
+    def fuse(reads: Any) -> list[Any]:
+        seen.append(len(reads))
+        return fuse_frames(reads)
+
+    a, b, c = scene([(100, 100)]), scene([(300, 200)]), scene([(500, 300)])
+    plain = StabilityFilter(reader_of(frames), agree_frames=3)
+    assert not any(plain.step(a).settled for _ in frames)
+    f = StabilityFilter(reader_of(frames[:3] + [doubtful] * 8), agree_frames=3, fuse=fuse)
+    settled = [r.settled for r in (f.step(a) for _ in range(3)) if r.settled is not None]
+    assert len(settled) == 1 and not settled[0].dice[0].unsure and settled[0].dice[0].value == 5
+    assert seen == [1, 2, 3]
+    for x in (b, c, b):  # the dice move: the frames read before are forgotten
+        f.step(x)
+    settled = [r.settled for r in (f.step(a) for _ in range(5)) if r.settled is not None]
+    assert len(settled) == 1 and settled[0].dice[0].unsure  # in doubt in every frame: the players are asked
+    assert seen[3:] and seen[3] == 1

@@ -244,7 +244,6 @@ def test_a_game_that_cannot_be_resumed_is_reported_and_skipped(tmp_path: Path) -
     ({"options": {"colour": "red"}}, "options"),
     ({"options": ["pasa"]}, "options"),
     ({"mode": "telepathy"}, "mode"),
-    ({"game": "pyradice", "mode": "camera"}, "mode"),
     ({"seed": -1}, "seed"),
     ({"seed": "7"}, "seed"),
     ({"seed": True}, "seed"),
@@ -259,6 +258,20 @@ def test_set_up_is_checked_before_anything_is_written(tmp_path: Path, request_: 
         s.new_game(ask["players"], ask["options"], game=ask["game"], mode=ask["mode"], seed=ask["seed"])
     assert refused.value.field == field and str(refused.value)
     assert log.game_ids() == [] and not GameSession(log, Hub()).resume()
+
+
+def test_a_game_the_camera_cannot_read_is_refused_in_camera_mode(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from device.session import SetupError
+    from device.tables import adapter_class
+
+    monkeypatch.setattr(adapter_class("pyramido"), "live", "offline")
+    log = EventLog(tmp_path / "events.sqlite3")
+    s = GameSession(log, Hub())
+    with pytest.raises(SetupError) as refused:
+        s.new_game(["Anna", "Ben"], {}, game="pyramido", mode="camera")
+    assert refused.value.field == "mode" and "offline" in str(refused.value)
+    assert log.game_ids() == []
 
 
 def test_a_seeded_set_up_is_the_engines(session: GameSession) -> None:
