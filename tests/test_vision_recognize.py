@@ -50,9 +50,10 @@ def test_real_photos_every_die_right_or_unsure(reader: DiceRecognizer) -> None:
     # here by one die: a maroon 3 in IMG_20191208_112933 read as 5 at p = 0.97).
     assert summary["wrong_values_not_unsure"] == 0
     assert summary["face_accuracy"] >= 0.97
-    # At most about one die in ten asked about: 5 of these 55 on the Intel Xeon the models were measured on, 6 on
-    # an AMD EPYC (the 8-bit face model's kernels differ between x86 CPUs, so one die's confidence crosses the floor).
-    assert summary["unsure_rate"] <= 0.11  # rounded to 4 places: 6 / 55 is 0.1091
+    # These four photos hold the hardest dice of the set (three of them are val photos with its most doubtful
+    # dice): 5 of the 55 are asked about at the reader's floor (issue 25: 0.80, a pip count overruled by a model
+    # sure past 0.999) on the AMD EPYC it was last measured on; one die of margin for other CPUs' 8-bit kernels.
+    assert summary["unsure"] <= 6
 
 
 @pytest.mark.skipif(not HAVE_DETECTOR, reason="vision.detect is not in this build yet")
@@ -63,6 +64,9 @@ def test_real_photos_with_the_detector() -> None:
     assert result["detection_recall"] >= 0.95 and result["detection_precision"] >= 0.95
     assert result["face_accuracy"] >= 0.98
     assert result["wrong_values_not_unsure"] == 0
+    # One die, one reading, and nothing that is not a die reported as sure (issue 25).
+    assert result["duplicates"] == 0 and result["false_finds_sure"] == 0
+    assert result["unsure"] <= 7  # 6 of the 54 found on the machine it was measured on
 
 
 def test_grey_bgra_and_huge_images_are_read(reader: DiceRecognizer) -> None:
