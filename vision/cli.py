@@ -255,7 +255,7 @@ def _update_card(summary: dict[str, Any]) -> None:
     key = "eval_dice_truth_boxes" if summary["detector"] == "labelled boxes" else "eval_dice"
     corrected = "_corrected" if "corrections" in summary else ""
     card.setdefault("metrics", {})[f"{key}_{summary['split']}{corrected}"] = {
-        k: v for k, v in summary.items() if k not in ("worst_images", "manifest")
+        k: v for k, v in summary.items() if k not in ("worst_images", "manifest", "tradeoff")
     }
     path.write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
     print(f"stored the figures in {path}")
