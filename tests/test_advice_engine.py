@@ -274,3 +274,15 @@ def test_dicetreasure_ranking_agrees_with_long_runs_late_in_a_round() -> None:
         return out
 
     _agrees_with_long_run("dicetreasure", pick, 120, 40)
+
+
+def test_the_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from engine import bench_advice
+
+    args = argparse.Namespace(repeat=1, game=["pyradice"], positions=1, budget=0.05, games=1, playouts=1)
+    assert bench_advice.run(args) == 0
+    out = capsys.readouterr().out
+    assert "pyradice: median" in out and "playouts per option median" in out
+    assert "against the playout policy, 1 games" in out and "win rate" in out
