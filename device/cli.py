@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli",
     "device.commands",
     "device.zones",
+    "device.deck",
 )
 
 BENCHMARKS: dict[str, str] = {

@@ -272,3 +272,35 @@ def _table_section(players: int, seed: int, changed: Any, size: tuple[int, int])
     palette = teach_palette(reader, image, locate(image, "dicetreasure", players))
     return {"players": players, "deck": "stand-in",
             "lessons": {"die": {name: [round(v, 2) for v in lab] for name, lab in palette.colours}}}
+
+
+def make_enrolment(out: Path, seed: int, cards: Sequence[MotifCard], condition: str | None = None) -> dict[str, Any]:
+    """An enrolment recording: each card laid on player 1's first card spot in turn (every fifth upside down),
+    a hand between cards, the same camera throughout; each frame's truth names the card lying there."""
+    from vision.conditions import parse_condition
+    from vision.dicetreasure_render import render_enrolment
+
+    changed = parse_condition(condition) if condition else None
+    rng = random.Random(seed)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "frames").mkdir(parents=True)
+    frames: list[dict[str, Any]] = []
+    t = 0.0
+    for n, card in enumerate(cards):
+        image = render_enrolment(card, seed, SIZE, upside_down=n % 5 == 4).image
+        if changed is not None:
+            image = changed.apply(image, f"enrol-{n}")
+        names = (f"frames/{n:03d}-hand.jpg", f"frames/{n:03d}.jpg")
+        for name, picture in zip(names, (_hand_over(image, rng), image), strict=True):
+            cv2.imwrite(str(out / name), picture, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        for k in range(HAND_FRAMES + STILL_FRAMES):
+            frames.append({"file": names[0] if k < HAND_FRAMES else names[1], "t": round(t, 3),
+                           "truth": {"enrol": card.id}})
+            t += 1 / FPS
+    data: dict[str, Any] = {"format": FORMAT, "game": GAME.name, "players": ["Owner"], "options": {}, "seed": seed,
+                            "size": list(SIZE), "fps": FPS, "table": {"players": 1, "enrolment": True},
+                            **({"condition": str(changed)} if changed is not None else {}),
+                            "frames": frames, "expected": {"cards": [c.id for c in cards]}}
+    (out / "recording.json").write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    return data

@@ -142,6 +142,9 @@ class Deck:
     motif_cards: tuple[MotifCard, ...]
     bonus_cards: tuple[BonusCard, ...] = ()
     stand_in: bool = False
+    #: Enrolled over several sittings and not complete yet: the composition is not checked, the deck plays
+    #: with the cards it has (:func:`deck_warnings` says what is missing).
+    partial: bool = False
 
     def card(self, card_id: str) -> MotifCard:
         for c in self.motif_cards:
@@ -175,6 +178,7 @@ class _Checker:
 
     def __init__(self) -> None:
         self.problems: list[str] = []
+        self.partial = False
 
     def bad(self, text: str) -> None:
         self.problems.append(text)
@@ -183,7 +187,7 @@ class _Checker:
         if not isinstance(data, dict):
             self.bad(f"the file must hold an object with motif_cards, got {type(data).__name__}")
             return None
-        known = {"format", "name", "stand_in", "note", "dice_colours", "motif_cards", "bonus_cards"}
+        known = {"format", "name", "stand_in", "partial", "note", "dice_colours", "motif_cards", "bonus_cards"}
         for key in sorted(set(data) - known):
             self.bad(f"unknown top-level field {key!r} (known: {', '.join(sorted(known))})")
         if data.get("format", FORMAT) != FORMAT:
@@ -196,12 +200,17 @@ class _Checker:
         if not isinstance(stand_in, bool):
             self.bad(f"field 'stand_in' must be true or false, got {stand_in!r}")
             stand_in = False
+        partial = data.get("partial", False)
+        if not isinstance(partial, bool):
+            self.bad(f"field 'partial' must be true or false, got {partial!r}")
+            partial = False
+        self.partial = partial
         colours = self.dice_colours(data.get("dice_colours", list(DEFAULT_DICE_COLOURS)))
         cards = self.motif_cards(data.get("motif_cards"), colours)
         bonus = self.bonus_cards(data.get("bonus_cards", []))
         if self.problems:
             return None
-        return Deck(name, colours, cards, bonus, stand_in)
+        return Deck(name, colours, cards, bonus, stand_in, partial)
 
     def dice_colours(self, raw: Any) -> tuple[str, ...]:
         if not isinstance(raw, list) or not all(isinstance(c, str) and c.strip() for c in raw):
@@ -227,10 +236,19 @@ class _Checker:
                 self.bad(f"motif card {card.id!r} (#{n}): id already used by card #{seen[card.id]}")
             seen.setdefault(card.id, n)
             cards.append(card)
-        if len(raw) != MOTIF_CARD_COUNT:
+        if not raw and self.partial:
+            self.bad("a partial deck needs at least one motif card")
+        if len(raw) != MOTIF_CARD_COUNT and not self.partial:
             self.bad(f"the deck has {len(raw)} motif cards; the game has {MOTIF_CARD_COUNT}")
         counts = Counter((c.background, c.coins) for c in cards)
         for bg in BACKGROUNDS:
+            if self.partial:
+                over = [f"{counts[bg, coins]} worth {coins}" for coins, want in CARDS_PER_BACKGROUND.items()
+                        if counts[bg, coins] > want]
+                if over:
+                    self.bad(f"background {bg}: the deck has {', '.join(over)}; the game has at most 4 worth 1, "
+                             "3 worth 2, 2 worth 3")
+                continue
             if any(counts[bg, coins] != want for coins, want in CARDS_PER_BACKGROUND.items()):
                 have = ", ".join(f"{counts[bg, coins]} worth {coins}" for coins in CARDS_PER_BACKGROUND)
                 self.bad(f"background {bg}: the deck has {have}; the game has 4 worth 1, 3 worth 2, 2 worth 3")
@@ -341,7 +359,7 @@ class _Checker:
             if len(self.problems) == before and isinstance(card_id, str):
                 seen.add(card_id)
                 cards.append(BonusCard(card_id, tuple(None if r == ANY else r for r in requires), reward))
-        if raw and len(raw) != BONUS_CARD_COUNT:
+        if raw and len(raw) != BONUS_CARD_COUNT and not self.partial:
             self.bad(f"the deck has {len(raw)} bonus cards; the expansion has {BONUS_CARD_COUNT} (or give none)")
         return tuple(cards)
 
@@ -430,6 +448,8 @@ def deck_to_data(deck: Deck, note: str = "") -> dict[str, Any]:
         return {"at": list(s.pos), "colour": s.colour or ANY, "value": ANY if s.value is None else s.value}
 
     data: dict[str, Any] = {"format": FORMAT, "name": deck.name, "stand_in": deck.stand_in}
+    if deck.partial:
+        data["partial"] = True
     if note:
         data["note"] = note
     data["dice_colours"] = list(deck.dice_colours)
@@ -455,3 +475,22 @@ def with_colours(deck: Deck, mapping: Mapping[str, str]) -> Deck:
         for c in deck.motif_cards
     )
     return Deck(deck.name, tuple(rename[c] for c in deck.dice_colours), cards, deck.bonus_cards, deck.stand_in)
+
+
+def deck_warnings(deck: Deck) -> list[str]:
+    """What a player should know before playing ``deck``: a stand-in, a partial deck (what it lacks), leprechaun
+    card ids that are also motif card ids (a file enrolled here never has them: its leprechaun cards are
+    ``leprechaun-N``)."""
+    out = []
+    if deck.stand_in:
+        out.append(f"deck {deck.name!r} is a stand-in (invented patterns), not the cards of a real box")
+    if deck.partial:
+        counts = Counter((c.background, c.coins) for c in deck.motif_cards)
+        missing = sum(max(0, want - counts[bg, coins]) for bg in BACKGROUNDS
+                      for coins, want in CARDS_PER_BACKGROUND.items())
+        out.append(f"deck {deck.name!r} is partial: {len(deck.motif_cards)} of {MOTIF_CARD_COUNT} motif cards "
+                   f"({missing} still to enrol); it plays with the cards it has")
+    clash = sorted({b.id for b in deck.bonus_cards} & {c.id for c in deck.motif_cards})
+    if clash:
+        out.append(f"leprechaun card ids {', '.join(clash)} are also motif card ids")
+    return out
