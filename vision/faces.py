@@ -39,8 +39,8 @@ CONFIDENCE_FLOOR = 0.95
 #: readers keep :data:`CONFIDENCE_FLOOR` until measured on their renders.
 SURE_FLOOR = 0.80
 #: A pip count that disagrees with a model at least this sure after its second look (8 views averaged) is the
-#: counter's mistake, not the model's: on the Byler photos the counter disagreed with such a model 9 times
-#: (val 3, train 6) and was wrong all 9; on 2,400 held-out rendered dice this rule leaves no wrong value sure.
+#: counter's mistake, not the model's: on the Byler photos the counter disagreed with such a model 8 times
+#: (val 3, train 5) and was wrong all 8; on 2,402 held-out rendered dice this rule makes no wrong value sure.
 PIPS_OVERRULED_ABOVE = 0.999
 #: A candidate the model says is not a die with at least this probability is dropped (a detector's false find).
 NOT_A_DIE_FLOOR = 0.90
