@@ -548,7 +548,7 @@ def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette
             corners += coloured[:, part].mean(axis=1) > 0.5
     return {"share": share, "corners": corners, "winner": winner, "win_share": win_share, "hue_dist": hue_dist,
             "likeness": likeness,
-            "l_off": l_off,
+            "l_off": l_off, "l_signed": block_l - taught_l,
             "icon": (by_block + by_palette) / 2, "icon_low": np.minimum(by_block, by_palette),
             "icon_high": np.maximum(by_block, by_palette)}
 
@@ -825,6 +825,9 @@ class SpaceReading:
     gems: tuple[int, ...]
     gems_sure: bool
     back: tuple[Colour, Colour] | None = None  # a face-down top: its two blocks' colours (icon counts not read)
+    #: The top's blocks' lightness less the palette's (CIELAB L, mean of its plain quadrants): a back is printed
+    #: darker than a face, so a top turned up reads lighter than the back it showed before.
+    lightness: float = 0.0
 
     def domino(self) -> Domino | None:
         """The top domino in the engine's own frame, read as lying block A on top (turned S)."""
@@ -871,12 +874,13 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     out = []
     for i, (pile, area) in enumerate(zip(piles, areas, strict=True)):
         height = sizes[i] * thickness_mm
-        blocks, sure, up = _read_pile(prep, pile, height, palette, quarter_mm) if sizes[i] > 0 else (None, True, False)
+        blocks, sure, up, light = _read_pile(prep, pile, height, palette, quarter_mm) if sizes[i] > 0 else \
+            (None, True, False, 0.0)
         gems, gems_sure = _count_gems(prep, area, palette, cam, thickness_mm)
         if face_up is not None and not face_up[i] and blocks is not None:
-            out.append(SpaceReading(i + 1, None, False, False, gems, gems_sure, (blocks[0][0], blocks[1][0])))
+            out.append(SpaceReading(i + 1, None, False, False, gems, gems_sure, (blocks[0][0], blocks[1][0]), light))
         else:
-            out.append(SpaceReading(i + 1, blocks, sure, up, gems, gems_sure))
+            out.append(SpaceReading(i + 1, blocks, sure, up, gems, gems_sure, lightness=light))
     return tuple(out)
 
 
@@ -888,7 +892,7 @@ def _seen_px(prep: Prepared, pts_mm: np.ndarray, height_mm: float) -> np.ndarray
 
 
 def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, quarter_mm: float | None) -> tuple[
-        tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None, bool, bool]:
+        tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None, bool, bool, float]:
     """The domino on a pile: found by its coloured pixels at the pile's height, then its 8 quadrants read."""
     step = 1.0 / PX_PER_MM
     xs = np.arange(pile.x - 3, pile.x + pile.w + 3, step)
@@ -898,11 +902,11 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
     lab = _sample(prep.lab, _seen_px(prep, pts, height_mm)[None])[0].reshape(len(ys), len(xs), 3)
     coloured = np.hypot(lab[:, :, 1], lab[:, :, 2]) > COLOURED_CHROMA
     if coloured.mean() < 0.15:
-        return None, True, False
+        return None, True, False, 0.0
     cols = np.nonzero(coloured.mean(axis=0) > 0.4)[0]
     rows = np.nonzero(coloured.mean(axis=1) > 0.4)[0]
     if len(cols) < 4 or len(rows) < 8:
-        return None, False, False
+        return None, False, False, 0.0
     x0, x1 = xs[cols[0]], xs[cols[-1]] + step
     y0, y1 = ys[rows[0]], ys[rows[-1]] + step
     # Placed by the middle of what is seen (a side wall or a shadow widens one side only), sized by the block
@@ -927,7 +931,9 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
                     else (f["icon_high"][k] <= ICON_AT - ICON_DOUBT) for k in idx)
         face_up &= all(LIKENESS[0] <= f["likeness"][k] <= LIKENESS[1] and f["l_off"][k] <= LIGHTNESS_OFF
                        for k in idx if not icons[k - 4 * b])
-    return (blocks[0], blocks[1]), bool(sure and face_up), bool(face_up)
+    plain = [k for k in range(8) if not blocks[k // 4][1][k % 4]] or list(range(8))
+    light = float(np.mean([f["l_signed"][k] for k in plain]))
+    return (blocks[0], blocks[1]), bool(sure and face_up), bool(face_up), light
 
 
 def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,

@@ -125,6 +125,13 @@ class PyramidsView:
         return next((v for v in self.views if v.seat == seat), None)
 
 
+#: A pile's top reading darker than this against the taught colours (CIELAB L) is a back (assumed by the
+#: renderer: backs printed at 70 % of the face's colour; to be measured on the box).
+BACK_DARKER = -9.5
+#: How much lighter (CIELAB L) a pile's top must read than the back it showed to count as turned up.
+FLIP_LIGHTER = 5.0
+
+
 @dataclass(frozen=True)
 class SpaceSeen:
     """One space of the exploration area as seen: what its top may be (``tops``: the domino read, either way up;
@@ -140,6 +147,8 @@ class SpaceSeen:
     mythical: int | None = None
     #: The colours of the top's two blocks as read (sorted letters; empty: nothing read), a face or a back.
     colours: tuple[str, ...] = ()
+    #: How much lighter than the taught colours the top reads (CIELAB L; a back is printed darker).
+    lightness: float = 0.0
 
     def shows(self, domino: Domino) -> bool:
         return domino in self.tops
@@ -150,9 +159,15 @@ class SpaceSeen:
                                 if self.tops else ())
         return seen == tuple(sorted((domino.a.colour.letter, domino.b.colour.letter)))
 
+    @property
+    def looks_face_up(self) -> bool:
+        """A face, not a back: a back is printed darker than the taught colours (measured on renders: faces read
+        -9 to -1 L from the palette, backs -19 to -10)."""
+        return bool(self.colours or self.tops) and self.lightness > BACK_DARKER
+
     def look(self) -> tuple[Any, ...]:
         """What the top looks like, for telling whether it changed between two frames."""
-        return (self.tops, self.colours, self.face_up)
+        return (self.tops, self.colours)
 
 
 @dataclass(frozen=True)
@@ -187,7 +202,7 @@ def space_of_reading(r: Any) -> SpaceSeen:
         except GameError:  # more icons than a block has: not a domino as read
             tops = ()
     return SpaceSeen(r.pile, tops, bool(r.face_up), bool(r.sure), tuple(r.gems), bool(r.gems_sure),
-                     colours=colours)
+                     colours=colours, lightness=float(getattr(r, "lightness", 0.0)))
 
 
 def _other_way(r: Any) -> Domino | None:
@@ -518,6 +533,8 @@ class PyramidoTable(TableAdapter):
                 at = game.apply(at, a)
             for i, sp in enumerate(seen.exploration.spaces):
                 self.looks[_space_key(at, i)] = sp.look()
+                self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure)
+                self.looks[("light", *_space_key(at, i))] = (sp.lightness,)
         if firm:
             # What the table shows so far is taken; what it does not yet explain is asked at the next look.
             return Explained(actions=tuple(actions[:firm]))
@@ -547,6 +564,9 @@ class PyramidoTable(TableAdapter):
             return None, (), False
         sp = ex.spaces[head.target - 1]
         have = s.spaces[head.target - 1].gems
+        if not sp.gems_sure:
+            return None, (f"the gems drawn into gem area {head.target} are hard to count: enter them on the "
+                          "page",), False
         for c in COLOURS:
             if sp.gems[c.index] > have[c.index] and s.bag[c.index]:
                 return Draw(Gem.of(c)), (), False
@@ -569,13 +589,29 @@ class PyramidoTable(TableAdapter):
         changed = {i for i in ups if self._changed(s, i, looks[i])}
         if all(sp.mythical is not None for sp in ex.spaces):  # a reader that sees everything (the truth)
             recolour = {i for i in ups if not looks[i].shows(s.spaces[i].face_up)}
-        gemmed = {i for i in ups if looks[i].gems != tuple(s.spaces[i].gems[:5])}
+        gemmed = {i for i in ups if looks[i].gems != self._gems_before(s, i)}
+        recolour |= {i for i in ups if looks[i].colours and not looks[i].looks_face_up}  # a back shows now
+        # Colours are read well even on tall piles; a changed look (icons, a back) only counts with the gem area's
+        # change beside it, and a gem area's count alone never does (a pale mythical gem is sometimes counted).
         gone = []
-        for evidence in (recolour & gemmed, (recolour | changed) & gemmed, recolour, gemmed, changed):
+        for evidence in (recolour & gemmed, recolour & changed, recolour, changed & gemmed):
             if evidence:
                 gone = sorted(evidence)
                 break
         if not gone:
+            gone = self._taken_by_placement(s, seen, ups)
+        if not gone:
+            if changed & gemmed or (gemmed and any(looks[i].gems_sure for i in gemmed)):
+                # Something was moved in the exploration area that is not a take the camera can tell: ask now
+                # rather than let a later turn be explained on top of it.
+                where = " and ".join(str(i + 1) for i in sorted(changed | gemmed))
+                return None, (f"space {where} of the exploration area changed, but which domino and gem were taken "
+                              "is not clear: take them on the page",)
+            seat = s.order[s.turn]
+            view = seen.of(seat)
+            if view is not None and not _unchanged(view, s.explorers[seat].pyramid):
+                return None, (f"player {seat + 1}'s pyramid changed, but which face-up domino was taken is not seen: "
+                              "take it on the page",)
             return None, ()
         if len(gone) > 1:
             return None, (f"the face-up dominoes of spaces {' and '.join(str(i + 1) for i in gone)} are not seen "
@@ -589,10 +625,18 @@ class PyramidoTable(TableAdapter):
         elif sum(have) == 1:
             gem = next(g for g in Gem if have[g.index])
         else:
-            drops = [c for c in COLOURS if sp.gems[c.index] < have[c.index]]
-            if len(drops) == 1 and have[drops[0].index] - sp.gems[drops[0].index] == 1:
+            # Against how the area looked while it held these gems (a pale gem counted as coloured is counted so
+            # again), else against the record.
+            base, base_sure = self._gems_seen_before(s, i)
+            drops = [c for c in COLOURS if sp.gems[c.index] < base[c.index]]
+            rises = [c for c in COLOURS if sp.gems[c.index] > base[c.index]]
+            # Both readings sure: a coloured gem missed in one of them would otherwise pass for a mythical
+            # gem taken (the reader does not see mythical gems).
+            sure = sp.gems_sure and base_sure
+            if sure and not rises and len(drops) == 1 and base[drops[0].index] - sp.gems[drops[0].index] == 1 \
+                    and have[drops[0].index]:
                 gem = Gem.of(drops[0])
-            elif not drops and have[Gem.MYTHICAL.index]:
+            elif sure and not drops and not rises and have[Gem.MYTHICAL.index]:
                 gem = Gem.MYTHICAL
             else:
                 return None, (f"which gem was taken from gem area {i + 1} is not clear (it held "
@@ -606,6 +650,29 @@ class PyramidoTable(TableAdapter):
                               " choose on the page)",)
             refill = sources[0] if sources else None
         return Take(i + 1, gem, refill), ()
+
+    def _gems_before(self, s: Any, i: int) -> tuple[int, ...]:
+        """How gem area ``i`` was read while it held what the record says it holds (else the record)."""
+        return self._gems_seen_before(s, i)[0]
+
+    def _gems_seen_before(self, s: Any, i: int) -> tuple[tuple[int, ...], bool]:
+        got = self.looks.get((i, "gems", tuple(s.spaces[i].gems)))
+        return (tuple(got[0]), bool(got[1])) if got is not None else (tuple(s.spaces[i].gems[:5]), True)
+
+    def _taken_by_placement(self, s: Any, seen: TableView, ups: Sequence[int]) -> list[int]:
+        """The face-up dominoes that the change seen in the mover's pyramid shows placed (when the space it came
+        from looks no different: the same colours turned up, a mythical gem taken)."""
+        seat = s.order[s.turn]
+        view = seen.of(seat)
+        pyramid = s.explorers[seat].pyramid
+        if view is None or _unchanged(view, pyramid) or view.problems:
+            return []
+        found = []
+        for i in ups:
+            trial = replace(s, holding=s.spaces[i].face_up, phase=Phase.PLACE)
+            if self._explain_view(trial, view).actions:
+                found.append(i)
+        return found
 
     def _flip(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...]]:
         ex = seen.exploration
@@ -621,8 +688,14 @@ class PyramidoTable(TableAdapter):
                 score = 2 if sp.face_up and sp.sure and sp.tops else 0
             else:
                 # Its face read exactly, or its look changed from its back's (a back has the same colours).
-                score = 2 * sp.shows(top) + 2 * bool(self._changed(s, i, sp)) * sp.coloured_as(top) \
-                    + (sp.face_up and sp.sure and sp.coloured_as(top))
+                # Read exactly as its top's face; else a look that changed from its back's (or a pile not seen as a
+                # back before: the one just taken from) with its top's colours, looking face up.
+                # Turned up: its top's colours, and lighter than the back it showed when last seen (a back is
+                # printed darker; one reader's bias on a pile is the same in both), or, not seen as a back before,
+                # lighter than backs are.
+                before = self.looks.get(("light", *_space_key(s, i)))
+                lighter = sp.lightness - before[0] >= FLIP_LIGHTER if before is not None else sp.looks_face_up
+                score = (2 + sp.shows(top)) if sp.coloured_as(top) and lighter else 0
             if score:
                 flipped.append((score, i + 1))
         if not flipped:
