@@ -3,9 +3,13 @@ can be settled by agreeing frames, no other doubt is, and dice that come and go 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from device.cli import main as companion
 from vision.evaluate import still_frames
 from vision.faces import SURE_FLOOR
 from vision.fuse import fuse_frames, match_frames
@@ -78,3 +82,37 @@ def test_proxy_still_frames_are_the_photo_then_shifted_noisy_copies() -> None:
     assert not np.array_equal(frames[1], frames[2])
     with pytest.raises(ValueError, match="--frames 9"):
         still_frames(image, 9)
+
+
+def test_eval_dice_refuses_bad_frames_and_colour_labels_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = Path(__file__).resolve().parent / "data" / "photos" / "manifest.jsonl"
+    assert companion(["eval-dice", str(manifest), "--truth-boxes", "--frames", "9"]) == 2
+    assert "--frames 9 must be 1 to 5" in capsys.readouterr().err
+    assert companion(["eval-dice", str(manifest), "--truth-boxes", "--colours", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such colour labels file" in capsys.readouterr().err
+
+
+def test_fused_frames_in_eval_dice_keep_every_wrong_value_unsure(tmp_path: Path) -> None:
+    manifest = Path(__file__).resolve().parent / "data" / "photos" / "manifest.jsonl"
+    out = tmp_path / "fused"
+    assert companion(["eval-dice", str(manifest), "--truth-boxes", "--frames", "2", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["frames"] == 2 and summary["dice"] == 55
+    assert summary["wrong_values_not_unsure"] == 0 and summary["duplicates"] == 0
+    assert summary["unsure"] <= 7  # one frame: 5 of 55
+    assert (out / "tradeoff.csv").is_file() and (out / "reliability.csv").is_file()
+
+
+def test_the_rendered_measures_run_and_write_their_tables(tmp_path: Path) -> None:
+    from vision.evaluate import LEANS, cocked_recall, rendered_decisions
+    from vision.recognize import DiceRecognizer, FixedDetector
+
+    reader = DiceRecognizer(detector=FixedDetector())
+    evaluation = rendered_decisions(reader, 7, dice=20)
+    curve = evaluation.tradeoff()
+    assert len(evaluation.decided) >= 18 and curve[0]["floor"] < curve[-1]["floor"]
+    assert [row["unsure"] for row in curve] == sorted(row["unsure"] for row in curve)
+    rows = cocked_recall(reader, 7, per_lean=8)
+    assert [row["lean"] for row in rows] == list(LEANS) and all(row["dice"] >= 8 for row in rows)
