@@ -43,7 +43,8 @@ class RankedOption:
     """One legal option with what its playouts gave: ``value`` is the expected measure (the margin, or the score
     where ``Advice.measure`` says so), ``score`` the expected own score, ``stderr`` the standard error of
     ``value`` over ``playouts`` playouts; ``prior`` is the cheap static value used to choose which options get
-    playouts (None where every option got them)."""
+    playouts (None where every option got them); ``exact`` marks a value worked out exactly, without playouts (an
+    optimiser's, an advisor's)."""
 
     text: str
     label: str
@@ -53,6 +54,7 @@ class RankedOption:
     stderr: float
     playouts: int
     prior: float | None = None
+    exact: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +66,7 @@ class RankedOption:
             "stderr": round(self.stderr, 3),
             "playouts": self.playouts,
             "prior": None if self.prior is None else round(self.prior, 3),
+            "exact": self.exact,
         }
 
 
@@ -71,10 +74,10 @@ class RankedOption:
 class Advice:
     """A hint for the decision now: the options, best first, and how they were measured.
 
-    ``measure`` names what ``RankedOption.value`` is ("margin": final score minus the best other player's;
-    "score": the player's own final score, for solo games or gold). ``horizon`` says where playouts stop
-    ("game end", "stage end", "round end"); ``extra`` carries a game's exact advice next to the ranking (Pyramido's
-    best stage-end activation)."""
+    ``measure`` names what ``RankedOption.value`` is, in words the page shows after "ranked by" ("expected margin":
+    final score minus the best other player's; "expected gold" in a solo game; "points" of an exact optimiser).
+    ``horizon`` says where playouts stop ("game end", "stage end", "round end"); ``extra`` carries a game's exact
+    advice next to the ranking (Pyramido's best stage-end activation)."""
 
     game: str
     player: str
@@ -115,11 +118,14 @@ class Advice:
 
     def text(self) -> str:
         """The hint as lines for a terminal."""
-        head = (f"{self.player}: {self.decision}, ranked by expected {self.measure} "
-                f"({self.rounds} playouts per option to {self.horizon}, {self.elapsed_ms:.0f} ms, seed {self.seed})")
+        how = (f"{self.rounds} playouts per option to {self.horizon}, {self.elapsed_ms:.0f} ms, seed {self.seed}"
+               if self.rounds else f"{self.policy}, to {self.horizon}")
+        head = f"{self.player}: {self.decision}, ranked by {self.measure} ({how})"
         lines = [head]
         for i, o in enumerate(self.options, start=1):
-            if o.playouts:
+            if o.exact:
+                lines.append(f"{i:>3}. {o.text:<28} {o.value:7.2f} (exact)  {o.label}")
+            elif o.playouts:
                 lines.append(f"{i:>3}. {o.text:<28} {o.value:+7.2f} ± {o.stderr:.2f}  (score {o.score:.1f})  {o.label}")
             else:
                 lines.append(f"{i:>3}. {o.text:<28}   not played out (static {o.prior})  {o.label}")

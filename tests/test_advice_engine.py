@@ -172,9 +172,18 @@ def test_the_budget_is_kept(name: str) -> None:
         assert advice.rounds >= 1 and advice.elapsed_ms <= 50 + 2 * one_round + 20
 
 
-def test_pasa_gives_no_playout_hint_through_the_hook() -> None:
+def test_pasa_hints_with_its_exact_advisor() -> None:
+    from engine.pasa.advice import get_advisor
+
     game = find_game("pasa")
-    assert game.advise(game.initial_state(game.default_players(1))) is None
+    state = game.initial_state(game.default_players(1))
+    assert game.advise(state) is None  # a roll is awaited
+    state = game.apply(state, game.random_chance(state, random.Random(3)))
+    hint = game.advise(state)
+    assert hint is not None and all(o.exact and o.playouts == 0 for o in hint.options)
+    assert {o.text for o in hint.options} == {a.text for a in game.legal(state)}
+    best = get_advisor(state.rule).advise(state)
+    assert hint.options[0].text == best["best"] and hint.options[0].value == pytest.approx(best["expected_final"])
 
 
 # --- rankings against truths worked out otherwise ------------------------------------------------------------

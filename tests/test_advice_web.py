@@ -28,7 +28,7 @@ def app(session: GameSession) -> Flask:
     return create_app({"TESTING": True, "PANEL_MODE": "mock", "SSE_ONCE": True}, session=session)
 
 
-def test_no_game_chance_or_a_game_without_playout_hints_is_a_plain_no_hint(session: GameSession, app: Flask) -> None:
+def test_no_game_or_chance_is_a_plain_no_hint_and_pasa_hints_exactly(session: GameSession, app: Flask) -> None:
     client = app.test_client()
     got = client.get("/api/hint")
     assert got.status_code == 200 and got.get_json()["hint"] is None
@@ -38,8 +38,8 @@ def test_no_game_chance_or_a_game_without_playout_hints_is_a_plain_no_hint(sessi
     assert got["hint"] is None and "chance is awaited" in got["reason"]
     session.new_game(["Anna", "Ben"], game="pasa", mode="offline")
     session.apply_text("roll 1 2 3 4 5 6", "page")
-    got = client.get("/api/hint").get_json()  # Paša's advice is its own (engine.pasa.advice), not a playout hint
-    assert got["hint"] is None and got["reason"].startswith("no hint now: Paša")
+    got = client.get("/api/hint").get_json()  # Paša's exact advisor answers, without playouts
+    assert got["hint"]["measure"] == "expected total" and got["hint"]["options"][0]["exact"] is True
 
 
 def test_a_hint_ranks_the_legal_options(session: GameSession, app: Flask) -> None:
@@ -49,7 +49,7 @@ def test_a_hint_ranks_the_legal_options(session: GameSession, app: Flask) -> Non
     assert got.status_code == 200
     hint = got.get_json()["hint"]
     legal = {a["text"] for a in session.legal()["legal"]}
-    assert hint["player"] == "Anna" and hint["measure"] == "margin" and hint["seed"] == 3
+    assert hint["player"] == "Anna" and hint["measure"] == "expected margin" and hint["seed"] == 3
     texts = [o["text"] for o in hint["options"]]
     assert set(texts) == legal and hint["best"] == texts[0]
     values = [o["value"] for o in hint["options"]]

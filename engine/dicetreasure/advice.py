@@ -180,7 +180,7 @@ def advise(
         game="dicetreasure",
         player=state.players[seat].name,
         decision="placements, bonus claims and the dice to keep",
-        measure="gold" if state.solo else "gold margin",
+        measure="expected gold" if state.solo else "expected gold margin",
         options=ranked_options(ranking, describe),
         rounds=ranking.rounds,
         elapsed_ms=ranking.elapsed_ms,

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 
+from engine.advice import Advice
 from engine.dice import check_face
 from engine.errors import IllegalActionError, InvalidActionError, legal_hint
 from engine.game import ChancePrompt, Game, LegalAction, PlayerScore, RuleOption, Score, Status, register
@@ -369,6 +370,33 @@ class PasaGame(Game[PasaState, PasaAction]):
             return None
         kept = tuple(state.keep or ()) if state.phase == "reroll" else ()
         return [Roll(tuple(sorted(kept + rest))) for rest in _throws(6 - len(kept))]
+
+    def advise(
+        self, state: PasaState, *, seed: int = 0, budget_s: float = 0.3, playouts: int | None = None
+    ) -> Advice | None:
+        """The exact optimal advisor's ranking (:mod:`engine.pasa.advice`: dynamic programming, no playouts, so
+        ``seed``, ``budget_s`` and ``playouts`` change nothing) as a hint: categories to choose, or dice to hold."""
+        from engine.advice import RankedOption
+        from engine.pasa.advice import get_advisor  # the advisor plays this game: imported when asked
+
+        if state.phase not in ("choose", "hold"):
+            return None
+        got = get_advisor(state.rule).advise(state)
+        sheet = float(got["sheet_total"])
+        if state.phase == "choose":
+            ranked = [(f"choose {c['category']}", sheet + c["expected_rest"]) for c in got["categories"]]
+        else:
+            ranked = [("stop" if h["stop"] else "reroll keep " + (" ".join(map(str, h["keep"])) or "-"),
+                       sheet + h["expected_rest"]) for h in got["holds"]]
+        options = []
+        for text, value in ranked:
+            d = self.describe(state, self.parse_action(text, state))
+            options.append(RankedOption(d.text, d.label, d.group, value, value, 0.0, 0, exact=True))
+        return Advice(game=self.name, player=state.player, decision="which category" if state.phase == "choose"
+                      else "which dice to hold", measure="expected total", options=tuple(options), rounds=0,
+                      elapsed_ms=0.0, seed=seed, budget_s=budget_s, horizon="game end (exact)",
+                      policy="the exact optimal advisor (engine.pasa.advice)",
+                      note="exact expected final total for a player who plays on optimally")
 
     def board_text(self, state: PasaState) -> str:
         from engine.pasa import words

@@ -196,7 +196,7 @@ def advise(state: PyradiceState, *, seed: int = 0, budget_s: float = 0.3, playou
         game="pyradice",
         player=state.players[seat].name,
         decision=decision,
-        measure="margin",
+        measure="expected margin",
         options=ranked_options(ranking, describe),
         rounds=ranking.rounds,
         elapsed_ms=ranking.elapsed_ms,

@@ -115,7 +115,8 @@ def _activation_advice(state: PyramidoState, seat: int, seed: int, budget_s: flo
     options = []
     for action in actions[:1]:  # the next step of the best activation; the whole plan is in extra
         d = game.describe(state, action)
-        options.append(RankedOption(d.text, d.label, d.group, float(result.points), float(result.points), 0.0, 0))
+        options.append(RankedOption(d.text, d.label, d.group, float(result.points), float(result.points), 0.0, 0,
+                                    exact=True))
     return Advice(
         game="pyramido",
         player=e.name,
@@ -181,7 +182,7 @@ def advise(state: PyramidoState, *, seed: int = 0, budget_s: float = 0.3, playou
         game="pyramido",
         player=state.explorers[seat].name,
         decision=decision,
-        measure="margin",
+        measure="expected margin",
         options=ranked_options(ranking, describe),
         rounds=ranking.rounds,
         elapsed_ms=ranking.elapsed_ms,

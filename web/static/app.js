@@ -316,8 +316,9 @@ function hintCard() {
   card = el("section", {id: "hint-card", class: "card", hidden: true, "aria-live": "polite"});
   card.appendChild(el("h2", {}, "Hint"));
   card.appendChild(el("p", {class: "hint"},
-    "Only if you want it: the options for the decision now, ranked by the expected final margin over the best "
-    + "other player in seeded playouts of the engine's simulator (a stand-in for real players)."));
+    "Only if you want it: the options for the decision now, best first, by the expected final margin over the "
+    + "best other player in seeded playouts of the engine's simulator (a stand-in for real players), or exactly "
+    + "where the engine can work it out (Paša's advisor, Pyramido's gem activation)."));
   const actions = el("div", {class: "actions"});
   const button = el("button", {id: "hint-button", type: "button"}, "Hint");
   button.addEventListener("click", askHint);
@@ -380,16 +381,15 @@ async function askHint(event) {
     card.dataset.state = "none";
     return;
   }
-  const measure = hint.measure === "points" ? "points" : `expected ${hint.measure}`;
-  summary.textContent = `${hint.player}: ${hint.decision}. Best first, by ${measure}`
+  summary.textContent = `${hint.player}: ${hint.decision}. Best first, by ${hint.measure}`
     + (hint.rounds ? ` (${hint.rounds} playouts per option to ${hint.horizon}, ${Math.round(hint.elapsed_ms)} ms).` : ".")
     + (hint.note ? ` ${hint.note}.` : "");
   for (const o of hint.options) {
     const li = el("li", {class: "hint-option", "data-text": o.text});
     li.appendChild(el("span", {class: "words"}, o.label));
     let figure;
-    if (o.playouts) figure = ` ${signed(o.value)} (± ${o.stderr.toFixed(1)}, ${o.playouts} playouts)`;
-    else if (hint.measure === "points") figure = ` ${o.value} points`;
+    if (o.exact) figure = ` ${Number(o.value).toFixed(1)} (exact)`;
+    else if (o.playouts) figure = ` ${signed(o.value)} (± ${o.stderr.toFixed(1)}, ${o.playouts} playouts)`;
     else figure = " (not played out" + (o.prior === null ? ")" : `; scores ${o.prior} now)`);
     li.appendChild(el("span", {class: "value"}, figure));
     list.appendChild(li);
