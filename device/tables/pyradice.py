@@ -32,7 +32,7 @@ from engine.errors import AmbiguousActionError, GameError, InvalidActionError
 from engine.pyradice import Observation
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.game import dice_view, level_results
-from engine.pyradice.observe import board_changes, explain, unchanged
+from engine.pyradice.observe import alike, board_changes, explain, unchanged
 from engine.pyradice.pyramid import Slot, slot_text
 from engine.pyradice.quarry import COLOURS, Position, position_text
 from engine.pyradice.skills import SKILL_TEXT, describe_use, usable_codes
@@ -178,7 +178,8 @@ class PyradiceTable(TableAdapter):
             # Nothing changed that was read sure. A doubtful reading that differs from the game may be the
             # change: asked; doubtful readings that agree with the game are no news.
             if doubts and _doubt_differs(state, seen.reading, observation):
-                return Explained(problems=tuple(doubts))
+                tried = self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
+                return tried if tried.actions else Explained(problems=tuple(doubts))
             return Explained()
         return self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
 
@@ -191,6 +192,10 @@ class PyradiceTable(TableAdapter):
         except GameError as exc:
             return Explained(problems=(str(exc),))
         actions = found.actions
+        if not confirmed and seen.unsure_slots and not _as_read_agrees(self.game, state, actions, seen):
+            # A doubtful slot reads otherwise than the turn found: something else may have happened there (a
+            # skill on that die, with another die misread): asked, not guessed.
+            return Explained(problems=tuple(doubts) or ("a doubtful reading does not fit the turn seen",))
         if found.inferred and not confirmed:
             cut = next(i for i, a in enumerate(actions) if isinstance(a, Skill))
             before = state
@@ -227,6 +232,7 @@ class PyradiceTable(TableAdapter):
                                        + "; ".join(board.problems if board is not None else ()),))
         pyramid: dict[Slot, Die] = {}
         unsure: set[Slot] = set()
+        as_read: dict[object, object] = {}
         for s in board.slots:
             k = index[("slot", seat, s.slot)]
             if k in fixed:
@@ -235,6 +241,7 @@ class PyradiceTable(TableAdapter):
                 continue
             if s.unsure and not seen.confirmed:
                 unsure.add(s.slot)
+                as_read[s.slot] = s.die.die if s.occupied and s.die is not None else None
                 doubts.append(f"{_slot_words(s.slot)} is hard to read: correct it or press CONFIRM")
                 continue
             if s.occupied and s.die is not None:
@@ -252,6 +259,8 @@ class PyradiceTable(TableAdapter):
                     read[s.slot] = s.die.die if s.occupied and s.die is not None else None
             problems.extend(board_changes(state.players[other.seat - 1], read))
         quarry, quarry_unsure, quarry_doubts = self._quarry(reading, fixed, index, seen.confirmed)
+        # Doubtful quarry tops are left out of ``as_read``: whether a die is there is what the view cannot tell
+        # (a lower die is seen almost where a taken one was), so their face value is no evidence.
         reserve_seen, reserve = False, None
         r = reading.reserve(seat)
         if r is not None and r.seen:
@@ -262,7 +271,8 @@ class PyradiceTable(TableAdapter):
                 reserve_seen, reserve = True, (r.die.die if r.occupied and r.die is not None else None)
         if problems:
             return Explained(problems=tuple(problems))
-        observation = Observation(pyramid, quarry, reserve, reserve_seen, frozenset(unsure), quarry_unsure)
+        observation = Observation(pyramid, quarry, reserve, reserve_seen, frozenset(unsure), quarry_unsure,
+                                  as_read=as_read)
         return observation, doubts + quarry_doubts
 
     @staticmethod
@@ -279,6 +289,9 @@ class PyradiceTable(TableAdapter):
             if k in fixed:
                 if fixed[k] is not None:
                     out[pos] = fixed[k]
+                continue
+            if p.unsure and p.state == "covered" and not confirmed:
+                out[pos] = None  # a die lies there whatever is in doubt above it (one die is taken a turn)
                 continue
             if p.unsure and not confirmed:
                 unsure.add(pos)
@@ -414,6 +427,15 @@ def reading_from_truth(truth: Mapping[str, Any], players: int) -> Any:
         reserves.append(ReserveReading(seat, held is not None, read(held), doubt, True,
                                        "under a hand" if doubt else ""))
     return PyradiceReading(players, tuple(boards), QuarryReading(tuple(positions)), tuple(reserves))
+
+
+def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], seen: Observation) -> bool:
+    """Whether the mover's doubtful slots, taken as read, agree with the pyramid after ``actions``."""
+    end = state
+    for a in actions:
+        end = game.apply(end, a)
+    mine = end.players[state.turn].pyramid
+    return all(alike(mine.get(slot), seen.as_read.get(slot)) for slot in seen.unsure_slots)
 
 
 def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> bool:

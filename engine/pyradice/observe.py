@@ -72,6 +72,15 @@ class Observation:
     unsure_slots: frozenset[pyr.Slot] = frozenset()
     quarry_unsure: frozenset[Position] = frozenset()
     confidence: Mapping[object, float] = field(default_factory=dict)
+    #: What the readings in doubt said, taken at face value (slot -> die or None for empty; position -> die,
+    #: None for "a die, value not read", or EMPTY_READ): they never decide a match, but when several legal
+    #: turns fit and exactly one of them agrees with every doubtful reading as read (the same presence, and a
+    #: die's face or colour), that one is the turn.
+    as_read: Mapping[object, object] = field(default_factory=dict)
+
+
+#: A doubtful quarry reading that saw nothing there (:attr:`Observation.as_read`).
+EMPTY_READ = "empty"
 
 
 @dataclass(frozen=True)
@@ -313,6 +322,10 @@ def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> 
                 break
         else:
             outcomes.append((end, [path]))
+    if len(outcomes) > 1 and seen.as_read:
+        agreeing = [o for o in outcomes if _agrees_as_read(o[0], seat, seen)]
+        if len(agreeing) == 1:
+            outcomes = agreeing
     if len(outcomes) > 1:
         options = [" ; ".join(str(a) for a in _plainest(group)) for _, group in outcomes]
         raise AmbiguousActionError(
@@ -320,6 +333,34 @@ def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> 
             + (f" and {len(options) - 8} more" if len(options) > 8 else "")
         )
     return _plainest(outcomes[0][1])
+
+
+def _agrees_as_read(state: PyradiceState, seat: int, seen: Observation) -> bool:
+    """Whether every doubtful reading, taken as read, agrees with ``state`` (the mover's pyramid, the quarry)."""
+    mine = state.players[seat].pyramid
+    q = state.quarry
+    for where, read in seen.as_read.items():
+        if isinstance(where, tuple) and len(where) == 2:  # a slot of the mover's pyramid
+            if not alike(mine.get(where), read):
+                return False
+        elif isinstance(where, tuple) and len(where) == 3:
+            pos: Position = where
+            if read == EMPTY_READ:
+                if q.present(pos):
+                    return False
+            elif not q.present(pos) or (read is not None and not alike(q.dice.get(pos), read)):
+                return False
+    return True
+
+
+def alike(die: object, read: object) -> bool:
+    """A doubtful reading agrees with a die when both say nothing is there, or both see a die and the reading
+    has its face or its colour right (a reading in doubt is usually in doubt about one of the two)."""
+    if die is None or read is None:
+        return die is None and read is None
+    if isinstance(die, Die) and isinstance(read, Die):
+        return die.value == read.value or die.colour == read.colour
+    return False
 
 
 def _plainest(paths: list[tuple[Action, ...]]) -> tuple[Action, ...]:
