@@ -34,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAMES, action="append", help="only this game (repeatable; default all)")
     parser.add_argument("--positions", type=int, default=30, metavar="N", help="positions timed per game (30)")
     parser.add_argument("--budget", type=float, default=0.3, metavar="SECONDS", help="the hint's budget (0.3)")
+    parser.add_argument("--agreement", type=int, default=0, metavar="N",
+                        help="also compare N budgeted hints with long runs (default 0)")
+    parser.add_argument("--long", type=int, default=100, metavar="N",
+                        help="playouts per option of those long runs, on other seeds (default 100)")
     parser.add_argument("--games", type=int, default=0, metavar="N",
                         help="also play N games hint against the playout policy (default 0: speed only)")
     parser.add_argument("--playouts", type=int, default=8, metavar="N",
@@ -83,6 +87,27 @@ def speed(name: str, count: int, budget: float) -> dict[str, float]:
     return {"median_ms": statistics.median(walls), "max_ms": max(walls), "cold_ms": cold,
             "median_playouts_per_option": statistics.median(rounds), "min_playouts_per_option": min(rounds),
             "median_options": statistics.median(options)}
+
+
+def agreement(name: str, count: int, budget: float, long: int) -> dict[str, float]:
+    """How often the budgeted hint's first choice is the best of a long run (``long`` playouts per option on seeds
+    the hint does not use), and the mean regret: the long run's best value minus its value of the hint's choice,
+    over ``count`` positions (seeds 6000 and up)."""
+    game = find_game(name)
+    same, regrets = 0, []
+    for i, state in enumerate(positions(name, count, seed=6000)):
+        hint = game.advise(state, seed=i, budget_s=budget)
+        truth = game.advise(state, seed=10**6 + i, playouts=long)
+        assert hint is not None and truth is not None
+        values = {o.text: o.value for o in truth.options if o.playouts or o.exact}
+        if not values or hint.options[0].text not in values:
+            continue  # the long run did not play that option out (beyond the width): not counted
+        best = max(values.values())
+        same += values[hint.options[0].text] == best
+        regrets.append(best - values[hint.options[0].text])
+    n = len(regrets)
+    return {"positions": n, "same_best": same / n if n else 0.0,
+            "mean_regret": statistics.mean(regrets) if n else 0.0, "max_regret": max(regrets, default=0.0)}
 
 
 def duel(name: str, games: int, playouts: int, seed: int = 7000) -> dict[str, float]:
@@ -137,6 +162,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name}: median {s['median_ms']:.0f} ms (max {s['max_ms']:.0f}, first hint of a fresh process "
               f"{s['cold_ms']:.0f}), playouts per option median {s['median_playouts_per_option']:g} "
               f"(min {s['min_playouts_per_option']:g}), options ranked median {s['median_options']:g}")
+        if args.agreement:
+            a = agreement(name, args.agreement, args.budget, args.long)
+            print(f"{name}: against {args.long}-playout runs on other seeds, {a['positions']:g} positions "
+                  "(seeds 6000+): "
+                  f"the same first choice {a['same_best']:.2f}, mean regret {a['mean_regret']:.2f} "
+                  f"(max {a['max_regret']:.2f})", flush=True)
         if args.games:
             d = duel(name, args.games, args.playouts)
             print(f"{name}: hint ({args.playouts} playouts per option) against the playout policy, {args.games} games "
