@@ -158,10 +158,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"hint benchmark: budget {args.budget} s, {args.positions} positions per game (seeds 5000+), "
           f"cpus allowed {len(os.sched_getaffinity(0))}, load {os.getloadavg()[0]:.2f}")
     for name in names:
-        s = speed(name, args.positions, args.budget)
-        print(f"{name}: median {s['median_ms']:.0f} ms (max {s['max_ms']:.0f}, first hint of a fresh process "
-              f"{s['cold_ms']:.0f}), playouts per option median {s['median_playouts_per_option']:g} "
-              f"(min {s['min_playouts_per_option']:g}), options ranked median {s['median_options']:g}")
+        if args.positions > 0:
+            s = speed(name, args.positions, args.budget)
+            print(f"{name}: median {s['median_ms']:.0f} ms (max {s['max_ms']:.0f}, first hint of a fresh process "
+                  f"{s['cold_ms']:.0f}), playouts per option median {s['median_playouts_per_option']:g} "
+                  f"(min {s['min_playouts_per_option']:g}), options ranked median {s['median_options']:g}")
         if args.agreement:
             a = agreement(name, args.agreement, args.budget, args.long)
             print(f"{name}: against {args.long}-playout runs on other seeds, {a['positions']:g} positions "
