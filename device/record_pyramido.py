@@ -87,9 +87,11 @@ def _hand_over(image: np.ndarray, rng: random.Random) -> np.ndarray:
 
 
 def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = None,
-         stop_after: int | None = None) -> dict[str, Any]:
+         stop_after: int | None = None, draw: bool = True) -> dict[str, Any]:
     """Render the seeded game into ``out`` (replaced); returns the recording's data. ``stop_after``: end the
-    recording after that many placements (a short game for tests; its expected record is the actions so far)."""
+    recording after that many placements (a short game for tests; its expected record is the actions so far).
+    ``draw=False``: small placeholder pictures (one per table, a hand over it while pieces move) instead of the
+    renderer's: a recording for the truth reader only (the pipeline's and the adapter's tests, in seconds)."""
     from device.tables.pyramido import scoring_step
     from engine.pyramido.game import Discard, Flip, PendingKind, Phase, Place, Take
     from vision import pyramido_render as pr
@@ -111,7 +113,7 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
 
     # The whole game first (the renderer lays each pyramid where its whole stage 1 fits the mat).
     states = [state]
-    inputs_at: dict[int, list[dict[str, Any]]] = {}  # state index -> the players' inputs made there
+    inputs_at: dict[int, list[dict[str, Any]]] = {}  # showing -> the players' inputs made there
     shows: list[int] = []  # state indices the camera is shown (a settle each)
     placements = 0
 
@@ -170,12 +172,17 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
                     act(rng.choice([a for a in game.legal_actions(state) if isinstance(a, Discard)]))
                     presses.append({"kind": "action", "text": game.action_text(actions[-1])})
                 chance()
-            inputs_at[at] = presses
+            # The players reach over the table to put gems on their areas (motion), then press: a showing of its
+            # own, so that a question still open from the last turn (the Legend's random gem) is asked first.
+            shows.append(at)
+            inputs_at[len(shows) - 1] = presses
             shows.append(len(states) - 1)
         else:  # pragma: no cover - the engine has no other phase with a decision
             raise AssertionError(state.phase)
 
     final = states[-1]
+    if not draw:
+        return _placeholder(out, seed, players, names, states, shows, inputs_at, actions)
     table = pr.make_table(seed, players, final)
     draw_rng = np.random.default_rng([seed, 11])
     frames = _Frames(out, changed)
@@ -193,16 +200,18 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
         lessons = {c.value: [round(v, 2) for v in lab] for c, lab in taught.items()}
 
     hand_rng = random.Random(seed + 1)
+    still = ""
     for n, index in enumerate(shows):
         st = states[index]
-        still = frames.write(pr.render(table, st, draw_rng).image)
+        if n == 0 or index != shows[n - 1]:
+            still = frames.write(pr.render(table, st, draw_rng).image)
         truth = truth_of(st)
         if n > 0:
             for _ in range(2):
                 moving = cv2.imread(str(out / still))
                 frames.frame(frames.write(_hand_over(moving, hand_rng)), truth)
         for k in range(STILL_FRAMES):
-            frames.frame(still, truth, inputs_at.get(index) if k == INPUTS_AT else None)
+            frames.frame(still, truth, inputs_at.get(n) if k == INPUTS_AT else None)
     record = _record_json(game, actions, names, seed)
     scale = changed.amount if changed is not None and changed.kind == "scale" else 1.0
     w, h = table.camera.size
@@ -217,6 +226,35 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
         **({"condition": str(changed)} if changed is not None else {}),
         "table": {"players": players, "domino_mm": round(table.thickness_mm, 2), "lessons": lessons,
                   "renderer": "vision.pyramido_render (no photograph of the pieces exists)"},
+        "frames": frames.frames,
+        "expected": {"actions": record["actions"], "sheet": record["sheet"], "winners": record["winners"]},
+    }
+    (out / "recording.json").write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+    return data
+
+
+def _placeholder(out: Path, seed: int, players: int, names: tuple[str, ...], states: list[Any], shows: list[int],
+                 inputs_at: dict[int, list[dict[str, Any]]], actions: list[Any]) -> dict[str, Any]:
+    frames = _Frames(out, None)
+    hand_rng = random.Random(seed + 1)
+    game = find_game("pyramido")
+    for n, index in enumerate(shows):
+        # A textured picture of its own per table (the stability filter sees pieces move between two tables).
+        if n == 0 or index != shows[n - 1]:
+            picture = np.random.default_rng([seed, n]).integers(60, 200, (24, 32, 3), dtype=np.uint8)
+            image = cv2.resize(picture, (320, 240), interpolation=cv2.INTER_NEAREST)
+            still = frames.write(image)
+        truth = truth_of(states[index])
+        if n > 0:
+            for _ in range(2):
+                frames.frame(frames.write(_hand_over(image, hand_rng)), truth)
+        for k in range(STILL_FRAMES):
+            frames.frame(still, truth, inputs_at.get(n) if k == INPUTS_AT else None)
+    record = _record_json(game, actions, names, seed)
+    data = {
+        "format": FORMAT, "game": "pyramido", "players": list(names), "options": {}, "seed": seed,
+        "size": [320, 240], "fps": FPS,
+        "table": {"players": players, "placeholder": "no pictures: replay with --reader truth"},
         "frames": frames.frames,
         "expected": {"actions": record["actions"], "sheet": record["sheet"], "winners": record["winners"]},
     }

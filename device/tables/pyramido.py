@@ -534,7 +534,8 @@ class PyramidoTable(TableAdapter):
             for i, sp in enumerate(seen.exploration.spaces):
                 self.looks[_space_key(at, i)] = sp.look()
                 self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure)
-                self.looks[("light", *_space_key(at, i))] = (sp.lightness,)
+                if sp.colours:  # a top was read (the truth shows no back)
+                    self.looks[("light", *_space_key(at, i))] = (sp.lightness,)
         if firm:
             # What the table shows so far is taken; what it does not yet explain is asked at the next look.
             return Explained(actions=tuple(actions[:firm]))

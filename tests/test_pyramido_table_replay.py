@@ -1,0 +1,163 @@
+"""Pyramido recorded and replayed at the table (issue 23): seeded games through the stability filter, the table
+adapter and the session, to the true record.
+
+Placeholder recordings (``draw=False``: the truth, no pictures) replay whole games, solo and 2 players, in
+seconds; a short game rendered by the project's renderer replays from its frames alone with the camera's reader.
+The replay here is a small pipeline of its own (frames -> stability filter with the adapter's readings_agree ->
+session), answering the device's questions from the recording's true actions, as ``companion replay`` does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import pytest
+
+from device.eventlog import EventLog
+from device.hub import Hub
+from device.record_pyramido import make, truth_of
+from device.recording import load_recording
+from device.session import GameSession
+from device.stability import StabilityFilter
+from device.tables.pyramido import ExplorationSeen, PyramidoTable, TableView, scoring_step
+from engine.game import find_game
+from engine.pyramido import areas, best_activation
+from engine.pyramido.game import Phase, Take
+
+
+def replay(path: Path, reader: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.setattr(PyramidoTable, "live", "camera")
+    rec = load_recording(path)
+    session = GameSession(EventLog(tmp / "events.sqlite3"), Hub())
+    session.new_game(list(rec.players), rec.options, game="pyramido", mode="camera", seed=rec.seed)
+    adapter = session.adapter
+    assert isinstance(adapter, PyramidoTable)
+    frame_reader = adapter.frame_reader(rec.table) if reader == "model" else None
+    stability = StabilityFilter(lambda image: [], same=adapter.readings_agree, arrange=list)
+    expected = list(rec.expected["actions"])
+    game = session.game
+    assert game is not None
+    answered = 0
+    wrong = False
+    for info in rec.frames:
+        for item in info.inputs:
+            if item["kind"] == "press":
+                session.press(item["button"], long=bool(item.get("long")), origin="replay")
+            elif item["kind"] == "action":
+                session.apply_text(item["text"], "replay")
+        image = cv2.imread(str(rec.root / info.file))
+        truth = info.truth or {}
+
+        def read(image: Any = image, truth: Any = truth) -> Any:
+            return frame_reader(image) if frame_reader is not None else adapter.truth_readings(truth)
+
+        step = stability.step(image, read=read)
+        if step.settled is None:
+            continue
+        session.on_settled(step.settled.dice, step.settled.moved)
+        while session.table.pending and not wrong:
+            done = [game.action_text(a) for a in session.actions]
+            wrong = done != expected[: len(done)]
+            if not wrong:  # the players answer the question with what they truly did
+                answered += 1
+                session.apply_text(expected[len(done)], "players")
+                session.on_settled(step.settled.dice, True)
+    done = [game.action_text(a) for a in session.actions]
+    return {"actions": done, "expected": expected, "answered": answered,
+            "sheet": {n: s.total for n, s in game.score(session.state).players.items()},
+            "expected_sheet": {n: s["total"] for n, s in rec.expected["sheet"].items()}}
+
+
+@pytest.mark.parametrize(("seed", "players"), [(3101, 1), (3102, 2)])
+def test_a_whole_game_replays_from_its_truth_to_the_true_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 seed: int, players: int) -> None:
+    data = make(tmp_path / "rec", seed, players, draw=False)
+    assert data["expected"]["sheet"] and json.loads((tmp_path / "rec" / "recording.json").read_text())["seed"] == seed
+    # Four stages, each closed by the players' long CONFIRMs (one per step of the suggested activation).
+    presses = [i for f in data["frames"] for i in f["inputs"] if i["kind"] == "press"]
+    assert presses and all(i["long"] for i in presses)
+    result = replay(tmp_path / "rec", "truth", tmp_path, monkeypatch)
+    assert result["actions"] == result["expected"]
+    assert result["sheet"] == result["expected_sheet"]
+    assert result["answered"] <= 0.05 * len(result["expected"])
+    if players == 1:
+        assert "Legend" in result["sheet"]
+
+
+def test_a_short_rendered_game_replays_from_its_frames_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seed 3103 was not looked at while the adapter was built (seeds 31, 32 and 41 were).
+    make(tmp_path / "rec", 3103, 2, stop_after=3)
+    result = replay(tmp_path / "rec", "model", tmp_path, monkeypatch)
+    assert result["actions"] == result["expected"]
+    assert result["answered"] <= len(result["expected"]) // 3  # asked, never wrong
+
+
+def test_the_truth_of_a_frame_reads_as_the_state_it_shows() -> None:
+    game = find_game("pyramido")
+    state = game.initial_state(["Anna", "Ben"], seed=5)
+    adapter = PyramidoTable(game)
+    seen = adapter.observe(adapter.truth_readings(truth_of(state)), moved=True)
+    assert isinstance(seen, TableView) and seen.exploration is not None
+    # Nothing changed: no action, no question.
+    explained = adapter.explain(state, seen)
+    assert explained.actions == () and explained.problems == ()
+    # The first player takes a face-up domino and a gem, refills, flips a pile: one settled look explains it all.
+    take = next(a for a in game.legal_actions(state) if isinstance(a, Take))
+    after = game.apply(state, take)
+    while after.pending:
+        outcomes = game.chance_outcomes(after)
+        assert outcomes
+        after = game.apply(after, outcomes[0])
+    flip = game.legal_actions(after)[0]
+    after = game.apply(after, flip)
+    while after.pending:
+        outcomes = game.chance_outcomes(after)
+        assert outcomes
+        after = game.apply(after, outcomes[0])
+    explained = adapter.explain(state, adapter.observe(adapter.truth_readings(truth_of(after)), moved=True))
+    assert explained.problems == ()
+    assert game.action_text(explained.actions[0]) == game.action_text(take)
+    assert flip in explained.actions
+
+
+def test_two_face_up_dominoes_gone_at_once_are_asked_about() -> None:
+    game = find_game("pyramido")
+    state = game.initial_state(["Anna", "Ben"], seed=6)
+    adapter = PyramidoTable(game)
+    readings = adapter.truth_readings(truth_of(state))
+    ex = next(r for r in readings if isinstance(r, ExplorationSeen))
+    ups = [i for i, s in enumerate(state.spaces) if s.face_up is not None][:2]
+    from dataclasses import replace
+
+    spaces = tuple(replace(sp, tops=(), colours=()) if i in ups else sp for i, sp in enumerate(ex.spaces))
+    seen = adapter.observe([*(r for r in readings if not isinstance(r, ExplorationSeen)), ExplorationSeen(spaces)],
+                           moved=True)
+    explained = adapter.explain(state, seen)
+    assert explained.actions == () and "which one was taken" in explained.problems[0]
+
+
+def test_a_long_confirm_at_the_stage_end_records_the_suggested_activation_step_by_step() -> None:
+    game = find_game("pyramido")
+    import random
+
+    rng = random.Random(9)
+    state = game.initial_state(["Anna", "Ben"], seed=9)
+    while state.phase is not Phase.SCORE:
+        state = game.apply(state, game.random_chance(state, rng) if state.pending
+                           else rng.choice(game.legal_actions(state)))
+    adapter = PyramidoTable(game)
+    seat = game.to_move(state)  # type: ignore[attr-defined]
+    e = state.explorers[seat]
+    best = best_activation(areas(e.pyramid), e.inventory)
+    steps = 0
+    while len(state.explorers[seat].stage_scores) < state.stage:
+        choice = adapter.button(state, "confirm", long=True)
+        assert choice.action == scoring_step(game, state)
+        state = game.apply(state, choice.action)
+        steps += 1
+    # Each press one step (the areas activated, then the end); the stage scores what the optimiser said.
+    assert steps == len(best.activations) + 1
+    assert state.explorers[seat].stage_scores == (best.points,)
