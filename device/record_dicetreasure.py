@@ -204,7 +204,8 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
         from vision.dicetreasure_render import render_table
         from vision.mats import mats
 
-        frame = render_table(_layout_from(truth, deck), mats("dicetreasure", players), seed, size, hands=0.0)
+        frame = render_table(_layout_from(truth, deck), mats("dicetreasure", players), seed, size, hands=0.0,
+                             pieces=seed)
         image = frame.image
         if changed is not None:
             image = changed.apply(image, f"step-{step}")

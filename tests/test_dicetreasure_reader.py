@@ -173,4 +173,4 @@ def test_the_adapter_asks_about_a_doubtful_space_and_refuses_a_die_on_another_pl
     wrong[card.card.id] = tuple(Die(6, "red") if i == empty else d for i, d in enumerate(card.dice))
     problems = table.explain(before, CardsView(wrong)).problems
     assert problems and f"card {card.card.id} space {empty + 1}" in problems[0] and "whose turn" in problems[0]
-    assert table.live == "offline"
+    assert table.live == "camera"

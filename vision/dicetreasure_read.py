@@ -118,6 +118,10 @@ PIPS_MUST_AGREE = True
 COLOUR_MARGIN = 8.0
 #: Below this confidence a reading is unsure (a die on a space, a card identified, an enrolled space).
 SURE = 0.8
+#: Spots and zones are glanced at this scale, and read again only where some patch changed by more than
+#: GLANCE_CHANGE grey levels since they were read (the reader's reuse of unchanged readings).
+GLANCE_PX_PER_MM = 2.0
+GLANCE_CHANGE = 35.0
 
 
 def coin_centre(index: int) -> tuple[float, float]:
@@ -848,10 +852,32 @@ class DiceTreasureReader:
         #: Card spot (zone key, spot) -> the card identified there with confidence and its background: a dealt
         #: card stays on its spot all round, so dice hiding its print later do not make it doubtful again.
         self.known: dict[tuple[str, int], tuple[str, str, bool]] = {}
+        #: Card spot or loose zone -> its picture at :data:`GLANCE_PX_PER_MM` when last read, and what was read:
+        #: a spot whose picture has not changed is not read again (most of a table lies still from turn to turn).
+        self._glances: dict[Any, tuple[np.ndarray, Any]] = {}
+        #: Reuse readings of unchanged spots and zones (:meth:`read`); off: every frame is read from scratch.
+        self.reuse = True
 
     def forget(self) -> None:
         """Forget which card lies on which spot (a new round: new cards are dealt)."""
         self.known.clear()
+        self._glances.clear()
+
+    def _glance(self, key: Any, frame: np.ndarray, fit: MatFit, rect: Rect) -> tuple[np.ndarray, Any]:
+        """A coarse picture of ``rect`` and the reading made of it last time, if it has not changed since
+        (None otherwise). Changed: some 1.5 mm patch differs by more than :data:`GLANCE_CHANGE` grey levels in a
+        colour channel (a die placed or taken, a card laid: far more; light noise and JPEG: far less)."""
+        k = GLANCE_PX_PER_MM
+        region = _grow(rect, 2.0)
+        small = cv2.warpPerspective(frame, spot_transform(fit, region, k), (round(region.w * k), round(region.h * k)),
+                                    flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        small = cv2.blur(small.astype(np.float32), (3, 3))
+        last = self._glances.get(key)
+        if not self.reuse or last is None or last[0].shape != small.shape:
+            return small, None
+        if float(np.abs(small - last[0]).max()) > GLANCE_CHANGE:
+            return small, None
+        return small, last[1]
 
     def set_palette(self, palette: Palette) -> None:
         """Use a taught palette (:func:`teach_palette`) for the dice from now on."""
@@ -866,21 +892,45 @@ class DiceTreasureReader:
         problems = list(registration.problems)
         loose_dice: dict[str, tuple[LooseDie, ...]] = {}
         seen: list[tuple[tuple[str, int], Zone, CardReading, _Card | None]] = []
+        reused: dict[tuple[str, int], CardOnTable] = {}
+        glances: dict[Any, np.ndarray] = {}
         for view in registration.zones:
             zone = view.zone
             if card_spots(zone):
-                for spot in range(len(card_spots(zone))):
+                for spot, rect in enumerate(card_spots(zone)):
+                    glances[(zone.key, spot)], last = self._glance((zone.key, spot), frame, view.fit, rect)
+                    if last is not None:
+                        last_problems, last_card = last
+                        problems.extend(last_problems)
+                        if last_card is not None:
+                            reused[(zone.key, spot)] = last_card
+                        continue
                     reading, image = read_card(frame, view.fit, zone, spot, self.colours)
-                    problems.extend(f"{zone.label}, card {spot + 1}: {p}" for p in reading.problems)
+                    spot_problems = [f"{zone.label}, card {spot + 1}: {p}" for p in reading.problems]
+                    problems.extend(spot_problems)
                     if reading.found and image is not None:
                         seen.append(((zone.key, spot), zone, reading, image))
+                    else:
+                        self._glances[(zone.key, spot)] = (glances[(zone.key, spot)], (spot_problems, None))
             elif loose and zone.name in ("tray", "common-reserve", "reserve"):
-                loose_dice[zone.key] = read_loose(frame, view.fit, zone, self.recognizer, self.detector)
-        cards: list[CardOnTable] = []
+                glance, last = self._glance(zone.key, frame, view.fit, zone.rect)
+                if last is None:
+                    last = read_loose(frame, view.fit, zone, self.recognizer, self.detector)
+                    if all(not d.unsure for d in last):  # as for cards: a doubt is read afresh
+                        self._glances[zone.key] = (glance, last)
+                    else:
+                        self._glances.pop(zone.key, None)
+                loose_dice[zone.key] = last
+        cards: list[CardOnTable] = list(reused.values())
+        # Cards reused are surely where they were: no other spot may take them.
+        for card in cards:
+            if card.identity.card is not None:
+                deck_cards = tuple(c for c in deck_cards if c.id != card.identity.card)
         for (key, zone, reading, image), identity in zip(seen, self._assign(seen, deck_cards), strict=True):
             assert image is not None
             if identity.upside_down != reading.upside_down:
                 reading, image = turned(reading, image)
+            spot_problems = [p for p in problems if p.startswith(f"{zone.label}, card {key[1] + 1}: ")]
             if identity.card is None:
                 problems.append(f"{zone.label}, card {key[1] + 1}: not a card of the deck "
                                 f"'{self.deck.name}' (closest {identity.runner_up})")
@@ -888,7 +938,13 @@ class DiceTreasureReader:
                 continue
             dice = read_space_dice(frame, self.deck.card(identity.card), reading, image, self.recognizer)
             cards.append(CardOnTable(reading, identity, dice))
+            if identity.confidence >= SURE and all(not d.unsure for d in dice):
+                # Only a reading that needs no question is kept for reuse: a doubt is read afresh next frame.
+                self._glances[key] = (glances[key], (spot_problems, cards[-1]))
+            else:
+                self._glances.pop(key, None)
         self.recognizer.detector = self.detector
+        cards.sort(key=lambda c: (c.reading.zone, c.reading.spot))
         return TableReading(tuple(cards), loose_dice, tuple(problems))
 
     def _assign(self, seen: Sequence[tuple[tuple[str, int], Zone, CardReading, _Card | None]],

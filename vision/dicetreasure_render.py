@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -224,11 +225,19 @@ def _zone_dice(canvas: np.ndarray, rect: Rect, dice: Sequence[Die], rng: np.rand
     return out
 
 
+def _own(seed: int | None, rng: np.random.Generator, *parts: object) -> np.random.Generator:
+    """The generator for one piece: with ``seed`` a piece's own (the same card, die or heap of dice lies the
+    same way in every frame of a recording while nobody touches it), else the frame's."""
+    if seed is None:
+        return rng
+    return np.random.default_rng([seed, zlib.crc32(repr(parts).encode())])
+
+
 def _draw_mat(mat: Mat, layout: TableLayout, rng: np.random.Generator, printed: CardPrint, k: float,
-              style: SceneStyle) -> tuple[np.ndarray, list[tuple[tuple[str, int], list[tuple[float, float]]]],
-                                          dict[str, list[Die]]]:
+              style: SceneStyle, pieces: int | None = None
+              ) -> tuple[np.ndarray, list[tuple[tuple[str, int], list[tuple[float, float]]]], dict[str, list[Die]]]:
     """One mat's canvas with its cards and dice; the spaces' centres (canvas px) per card spot; the dice drawn
-    per loose zone."""
+    per loose zone. ``pieces``: each piece's place comes from its own generator (see :func:`_own`)."""
     canvas = mat_raster(mat, k).astype(np.float32)
     spaces_px: list[tuple[tuple[str, int], list[tuple[float, float]]]] = []
     drawn: dict[str, list[Die]] = {}
@@ -240,27 +249,30 @@ def _draw_mat(mat: Mat, layout: TableLayout, rng: np.random.Generator, printed: 
                 continue
             card, dice = entry
             flip = (zone.key, i) in layout.upside_down
-            angle = float(rng.normal(0, 1.5)) + (180.0 if flip else 0.0)
-            cx = spot.x + spot.w / 2 + float(np.clip(rng.normal(0, 0.8), -1.8, 1.8))
-            cy = spot.y + spot.h / 2 + float(np.clip(rng.normal(0, 0.8), -1.8, 1.8))
+            lay = _own(pieces, rng, zone.key, i, card.id)
+            angle = float(lay.normal(0, 1.5)) + (180.0 if flip else 0.0)
+            cx = spot.x + spot.w / 2 + float(np.clip(lay.normal(0, 0.8), -1.8, 1.8))
+            cy = spot.y + spot.h / 2 + float(np.clip(lay.normal(0, 0.8), -1.8, 1.8))
             _paste(canvas, draw_card(card, k, printed), (cx * k - 0.5, cy * k - 0.5), angle, 0.25)
             a = math.radians(angle)
             rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
             centres = []
-            for space, die in zip(card.spaces, dice, strict=True):
+            for n, (space, die) in enumerate(zip(card.spaces, dice, strict=True)):
                 sx, sy = space_centre(card, space.pos)
                 local = rot @ np.array([sx - CARD_MM[0] / 2, sy - CARD_MM[1] / 2])
                 px = ((cx + local[0]) * k - 0.5, (cy + local[1]) * k - 0.5)
                 centres.append(px)
                 if die is not None:
-                    centre = (px[0] + float(rng.normal(0, 0.5)) * k, px[1] + float(rng.normal(0, 0.5)) * k)
-                    spec = _die_spec(die, rng, DIE_MM * float(rng.uniform(0.97, 1.03)) * k, centre,
-                                     (angle + float(rng.normal(0, 5))) % 90)
-                    draw_die(canvas, spec, style, rng)
+                    put = _own(pieces, rng, zone.key, i, card.id, n, str(die))
+                    centre = (px[0] + float(put.normal(0, 0.5)) * k, px[1] + float(put.normal(0, 0.5)) * k)
+                    spec = _die_spec(die, put, DIE_MM * float(put.uniform(0.97, 1.03)) * k, centre,
+                                     (angle + float(put.normal(0, 5))) % 90)
+                    draw_die(canvas, spec, style, put)
             spaces_px.append(((zone.key, i), centres))
         if zone.key in layout.loose:
             rect = reserve_rect(zone)
-            placed = _zone_dice(canvas, rect, layout.loose[zone.key], rng, style, k, DIE_MM)
+            heap = _own(pieces, rng, zone.key, sorted(map(str, layout.loose[zone.key])))
+            placed = _zone_dice(canvas, rect, layout.loose[zone.key], heap, style, k, DIE_MM)
             drawn[zone.key] = [d for d, _ in placed]
     return canvas, spaces_px, drawn
 
@@ -342,8 +354,11 @@ def render_table(
     max_tilt: float = 20.0,
     hands: float = 0.3,
     printed: CardPrint | None = None,
+    pieces: int | None = None,
 ) -> TableFrame:
-    """Draw ``layout`` on the mats ``sheets`` as a camera sees them; the frame and its truth."""
+    """Draw ``layout`` on the mats ``sheets`` as a camera sees them; the frame and its truth. With ``pieces``
+    (a recording's seed) each card, die and heap of loose dice lies as it did in the recording's other frames
+    until it changes; without it everything is placed afresh from ``seed``."""
     rng = np.random.default_rng(seed)
     printed = printed or CardPrint.random(rng)
     k = CANVAS_PX_PER_MM
@@ -365,7 +380,7 @@ def render_table(
     for pm in placed:
         mat_to_frame = table_to_frame @ pm.to_table()
         to_frame[pm.mat.key] = mat_to_frame
-        canvas, spaces_px, drawn = _draw_mat(pm.mat, layout, rng, printed, k, style)
+        canvas, spaces_px, drawn = _draw_mat(pm.mat, layout, rng, printed, k, style, pieces)
         loose.update(drawn)
         canvas_to_big = up @ mat_to_frame @ np.diag([1 / k, 1 / k, 1.0]) @ _shift(0.5, 0.5)
         quad = cv2.perspectiveTransform(np.array([[(0, 0), (canvas.shape[1], 0), (canvas.shape[1], canvas.shape[0]),

@@ -28,7 +28,14 @@ from device.errors import SessionError
 from device.tables import Explained, TableAdapter, explained_by
 from engine.dice import Die
 from engine.dicetreasure.game import bonus_offers
-from engine.dicetreasure.observe import Explanation, TableSeen, explain_one, explain_placements, explain_table
+from engine.dicetreasure.observe import (
+    Explanation,
+    TableSeen,
+    explain_one,
+    explain_placements,
+    explain_table,
+    in_play,
+)
 from engine.dicetreasure.placement import target_cards
 from engine.dicetreasure.state import DiceTreasureState, EndTurn, Exchange, Phase, Place, Reserve, Roll
 from engine.errors import AmbiguousActionError, GameError, InvalidActionError
@@ -193,6 +200,9 @@ class DiceTreasureTable(TableAdapter):
         super().__init__(game)
         self._round: int | None = None  # the round the reader's spot memory belongs to
         self._reader: Any = None
+        #: The cards the reader identifies among: those the game has in play or claimed, once the round's cards
+        #: are dealt (None: the whole deck, while cards are being dealt).
+        self._among: tuple[str, ...] | None = None
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -227,7 +237,7 @@ class DiceTreasureTable(TableAdapter):
 
         def read(image: Any) -> Sequence[Any]:
             registration = tracker.update(image)
-            return [snapshot_of(reader.read(image, registration))]
+            return [snapshot_of(reader.read(image, registration, among=self._among))]
 
         return read
 
@@ -294,7 +304,9 @@ class DiceTreasureTable(TableAdapter):
             self._reader.forget()  # new cards are dealt each round: the spots' memory is of the last one
         self._round = state.round
         if seen.mats is not None:
-            return self._explain_table(state, seen)
+            explained = self._explain_table(state, seen)
+            self._believe(state, explained)
+            return explained
         targets = {c.card.id for c in target_cards(state)}
         seen, settled = _settle(state, seen, targets)
         problems = [] if seen.confirmed else list(seen.problems)
@@ -319,6 +331,19 @@ class DiceTreasureTable(TableAdapter):
             return Explained(problems=("the dice on the cards cannot all have come from this turn's dice and "
                                        "reserves: check the cards",))
         return explained_by(self.game, state, explanation.actions)
+
+    def _believe(self, state: DiceTreasureState, explained: Explained) -> None:
+        """What the reader should expect next: the cards in play after the actions explained."""
+        try:
+            for action in explained.actions:
+                state = self.game.apply(state, action)
+        except GameError:
+            return
+        if state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL):
+            claimed = [c.id for p in state.players for c in p.claimed]
+            self._among = (*in_play(state), *claimed)
+        else:
+            self._among = None
 
     def _explain_table(self, state: DiceTreasureState, seen: CardsView) -> Explained:
         """The whole table (mats, tray, reserves) explained from ``state``, or what to ask."""
@@ -372,7 +397,8 @@ class DiceTreasureTable(TableAdapter):
                 relaxed_actions = None
             if relaxed_actions is not None:
                 explanation = Explanation(relaxed_actions, state)
-                actions = _until_roll(state, explanation.actions) if "tray" in unsure else explanation.actions
+                actions = (_until_roll(state, explanation.actions, view.read.get("tray", ())) if "tray" in unsure
+                           else explanation.actions)
                 if actions or not doubts:
                     return explained_by(self.game, state, _until_offer(state, actions))
         asked = doubts or strangers
@@ -469,11 +495,12 @@ def _until_offer(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any,
     return tuple(out)
 
 
-def _until_roll(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any, ...]:
-    """The actions before the first roll (the tray was read unsurely: a roll is asked, never guessed)."""
+def _until_roll(state: DiceTreasureState, actions: Sequence[Any], tray: Sequence[Die]) -> tuple[Any, ...]:
+    """The actions before the first roll: the tray was read unsurely, and a roll is asked, never guessed. With
+    dice in the tray an end of the turn is cut too: it would only mean that the next roll lies there."""
     out: list[Any] = []
     for action in actions:
-        if isinstance(action, Roll):
+        if isinstance(action, Roll) or (isinstance(action, EndTurn) and tray):
             break
         out.append(action)
     return tuple(out)
