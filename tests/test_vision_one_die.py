@@ -99,3 +99,27 @@ def test_the_doubtful_die_share_is_below_what_real_dice_reach() -> None:
     # Real dice on the Byler photos get a not-a-die probability under 0.07 (docs/vision.md); the check must
     # leave room above that and stay below the tray holes' 0.39.
     assert 0.07 < DOUBTFUL_DIE < 0.39
+
+
+def test_a_phantom_on_a_real_dies_corner_gives_no_reading() -> None:
+    # Issue 25's phantom: a find on the corner of a white die, which the face model reads as a sure "1". On the
+    # real photo, every die's four corners in turn (centred on the corner and a fifth of a side inward).
+    from pathlib import Path
+
+    from vision.evaluate import truth_candidates
+    from vision.recognize import load_image
+    from vision.splits import read_manifest
+
+    manifest = Path(__file__).resolve().parent / "data" / "photos" / "manifest.jsonl"
+    record = next(r for r in read_manifest(manifest) if r["image"] == "IMG_20191208_112332.jpg")
+    image = load_image(record["path"])
+    dice = truth_candidates(record, image)
+    reader = DiceRecognizer(detector=FixedDetector())
+    phantoms = []
+    for die, k in zip(dice[:8], range(8), strict=False):
+        turn = np.radians(die.angle + 45 + 90 * (k % 4))
+        reach = (0.5 - 0.2 * (k // 4)) * die.side * np.sqrt(2)
+        centre = (die.centre[0] + reach * np.cos(turn), die.centre[1] + reach * np.sin(turn))
+        phantoms.append(DieCandidate(centre, die.side * 0.6, die.angle, 0.99))
+    readings = reader.read_candidates(image, dice + phantoms)
+    assert {r.centre for r in readings} == {d.centre for d in dice}
