@@ -62,6 +62,7 @@ from engine.pyramido.game import (
     Take,
     known_top,
 )
+from engine.pyramido.geometry import lay
 
 Cell = tuple[int, int]
 Seen = tuple[Colour, bool]
@@ -754,9 +755,71 @@ class PyramidoTable(TableAdapter):
                 return ButtonChoice(action=scoring_step(self.game, state))
         return super().button(state, button, long=long)
 
+    def button_meanings(self, state: Any) -> dict[str, str]:
+        out = super().button_meanings(state)
+        if state.phase is Phase.SCORE and not state.pending:
+            seat = self.game.to_move(state)  # type: ignore[attr-defined]
+            if seat is not None and len(state.explorers[seat].stage_scores) < state.stage:
+                step = self.game.action_text(scoring_step(self.game, state))
+                out["confirm_long"] = f"record the suggested step: {step}"
+        return out
+
     def view(self, state: Any) -> dict[str, Any]:
+        """The page's drawing of the table (games/pyramido.js): every pyramid stage by stage (quarter cells with
+        colour, icon and stage; areas with their icons), the legal placements of the domino in hand as ghosts
+        (or "no room"), the exploration area, inventories and totals, the stage-end scoring with the optimiser's
+        activation, and the Legend in solo play."""
         self.record = state
-        return super().view(state)
+        out = super().view(state)
+        game = self.game
+        status = game.status(state)
+        mover = _mover(state)
+        players = []
+        for seat, e in enumerate(state.explorers):
+            p = e.pyramid
+            entry: dict[str, Any] = {
+                "seat": seat, "name": e.name, "total": e.total, "stage_scores": list(e.stage_scores),
+                "inventory": _gems_json(e.inventory), "lost_turns": e.lost_turns,
+                "cells": [[x, y, v[0].value, bool(v[1]), v[2]] for (x, y), v in sorted(p.top_view.items())],
+                "areas": [{"anchor": list(a.anchor), "colour": a.colour.value, "icons": a.icons, "size": len(a.cells)}
+                          for a in areas(p)],
+                "ghosts": [], "no_room": False, "to_move": seat == mover,
+            }
+            if seat == mover and state.holding is not None and state.phase is Phase.PLACE:
+                legal = legal_placements(p, state.holding)
+                entry["no_room"] = not legal
+                entry["ghosts"] = [{"text": game.action_text(Place(pl)), "blocks": [
+                    [2 * x + pl.stage - 1, 2 * y + pl.stage - 1] for (x, y), _laid in lay(state.holding, pl)]}
+                    for pl in legal]
+            players.append(entry)
+        spaces = [{"pile": i + 1, "face_up": str(sp.face_up) if sp.face_up is not None else None,
+                   "face_down": sp.face_down, "gems": _gems_json(sp.gems)} for i, sp in enumerate(state.spaces)]
+        scoring = None
+        seat = game.to_move(state)  # type: ignore[attr-defined]
+        if state.phase is Phase.SCORE and seat is not None:
+            e = state.explorers[seat]
+            if len(e.stage_scores) < state.stage:
+                done = {a.anchor for a in e.activated}
+                best = best_activation([a for a in areas(e.pyramid) if a.anchor not in done], e.inventory)
+                step = scoring_step(game, state)
+                scoring = {"name": e.name, "stage": state.stage, "activated": [str(a) for a in e.activated],
+                           "suggested": [str(a) for a in best.activations], "points": best.points,
+                           "next": game.action_text(step), "discard": False}
+            else:
+                scoring = {"name": e.name, "stage": state.stage, "discard": True,
+                           "next": "choose the gems to discard down to five on the page"}
+        legend = None
+        if state.legend is not None:
+            lg = state.legend
+            legend = {"pile": len(lg.pile), "top": str(lg.pile[-1]) if lg.pile else None, "total": lg.total,
+                      "stage_scores": list(lg.stage_scores), "inventory": _gems_json(lg.inventory),
+                      "last": lg.last_search}
+        out.update({
+            "kind": "pyramido", "stage": state.stage, "holding": str(state.holding) if state.holding else None,
+            "players": players, "spaces": spaces, "scoring": scoring, "legend": legend,
+            "finished": status.finished, "winners": list(status.winners),
+        })
+        return out
 
     def is_table_action(self, action: Any) -> bool:
         return isinstance(action, (Place, Take, Flip))
@@ -803,6 +866,10 @@ def _space_key(s: Any, i: int) -> tuple[Any, ...]:
     if space.face_down:
         return (i, "back", str(known_top(s, i + 1) or space.back), space.face_down)
     return (i, "empty")
+
+
+def _gems_json(gems: Sequence[int]) -> dict[str, int]:
+    return {g.value: int(gems[g.index]) for g in Gem if gems[g.index]}
 
 
 def _mover(state: Any) -> int | None:

@@ -1,0 +1,109 @@
+"""The Pyramido page module (web/static/games/pyramido.js) in headless Chromium (Debian's chromium through
+Playwright; never a downloaded browser): the pyramids drawn as SVG, one dashed ghost per legal placement of the
+domino in hand, the exploration area, and the stage-end screen with the suggested activation that a long
+CONFIRM records."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from device.appliance import Appliance, truth_reader
+from device.config import Config
+from engine.pyramido import legal_placements
+from engine.pyramido.game import Phase
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
+]
+
+
+@pytest.fixture
+def appliance(tmp_path: Path) -> Iterator[tuple[Appliance, str]]:
+    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
+    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
+        address = app.start_web("127.0.0.1", 0)
+        yield app, address
+
+
+@pytest.fixture
+def page(appliance: tuple[Appliance, str]) -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            pg = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors: list[str] = []
+            pg.on("pageerror", lambda exc: errors.append(str(exc)))
+            pg.goto(appliance[1])
+            pg.wait_for_selector("#connection:text('live')", timeout=10000)
+            yield pg
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 8.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out waiting for the page"
+        time.sleep(0.05)
+
+
+def drawn(page: Any, app: Appliance) -> bool:
+    return bool(page.get_attribute("body", "data-version") == str(app.session.hub.latest()[0]))
+
+
+def play_until(app: Appliance, done: Callable[[Any], bool], rng: random.Random) -> None:
+    session = app.session
+    game = session.game
+    assert game is not None
+    while not done(session.state):
+        state = session.state
+        action = game.random_chance(state, rng) if state.pending else rng.choice(game.legal_actions(state))
+        session.apply(action, "page")
+
+
+def test_the_pyramids_ghost_placements_and_the_stage_end_screen(appliance: tuple[Appliance, str], page: Any) -> None:
+    app, _ = appliance
+    app.session.new_game(["Anna", "Ben"], game="pyramido", mode="offline", seed=12)
+    rng = random.Random(12)
+    play_until(app, lambda s: len(s.explorers[1].pyramid.placed) >= 3 and s.phase is Phase.PLACE, rng)
+    wait_until(lambda: page.get_attribute("body", "data-game") == "pyramido" and drawn(page, app))
+    wait_until(lambda: page.locator("#pyramido-pyramids svg").count() == 2)
+    state = app.session.state
+    seat = state.order[state.turn]
+    mover = state.explorers[seat]
+    # One ghost per legal placement of the domino in hand, on the mover's pyramid only.
+    ghosts = page.locator(f"figure.pyramid[data-seat='{seat}'] rect.ghost")
+    assert ghosts.count() == len(legal_placements(mover.pyramid, state.holding)) > 0
+    assert page.locator(f"figure.pyramid[data-seat='{1 - seat}'] rect.ghost").count() == 0
+    # Every quarter cell of each pyramid is drawn.
+    assert page.locator(f"figure.pyramid[data-seat='{seat}'] rect.cell").count() == len(mover.pyramid.top_view)
+    assert str(state.holding) in page.inner_text("#pyramido-hand")
+    assert page.locator("#pyramido-spaces tr[data-pile]").count() == 5
+    face_up = next(s.face_up for s in state.spaces if s.face_up is not None)
+    assert str(face_up) in page.inner_text("#pyramido-spaces")
+
+    # The stage end: the suggested activation and what a long CONFIRM records next.
+    play_until(app, lambda s: s.phase is Phase.SCORE, rng)
+    wait_until(lambda: drawn(page, app) and page.locator("#pyramido-stage-end").count() == 1)
+    live = app.session.snapshot()["game"]["live"]
+    assert live["scoring"]["next"] in page.inner_text("#pyramido-next")
+    before = len(app.session.history)
+    app.session.press("confirm", long=True, origin="panel")
+    assert len(app.session.history) == before + 1
+    assert app.session.game is not None
+    assert app.session.game.action_text(app.session.history[-1].action) == live["scoring"]["next"]
+    wait_until(lambda: drawn(page, app))

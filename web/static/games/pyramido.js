@@ -1,0 +1,168 @@
+// The Pyramido view: the table as the engine holds it, drawn from the adapter's view (game.live, kind
+// "pyramido"): each player's pyramid in SVG at quarter-cell resolution (blocks in their colours, later stages
+// drawn lighter-edged on top, gem icons as small diamonds, each area's icon count at its anchor), the legal
+// placements of the domino in hand as dashed ghosts on the mover's pyramid (or "no room: this turn is lost"),
+// the exploration area (piles, face-up dominoes, gem areas), inventories and live totals, the stage-end
+// scoring (the optimiser's activation, what a long CONFIRM records next) and the Legend in solo play. Below it
+// the generic view: the legal actions as buttons, the chance box, the score breakdown. Nothing here composes
+// engine notation or decides a rule: a ghost shows the action text the engine gave it.
+
+import * as generic from "./generic.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+/** The five block and gem colours on the page; mythical gems are pale. */
+const FILL = {orange: "#e8892c", blue: "#2f63b8", purple: "#7d3a8c", green: "#3f9a45", red: "#c8322d",
+  mythical: "#e6def0"};
+const Q = 12; // px per quarter cell
+
+let parts = null;
+
+function svg(tag, attrs = {}, text = "") {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    node.setAttribute(k, String(v));
+  }
+  if (text !== "") node.textContent = String(text);
+  return node;
+}
+
+function gemsText(gems) {
+  const items = Object.entries(gems || {}).map(([g, n]) => `${n} ${g}`);
+  return items.length ? items.join(", ") : "no gems";
+}
+
+export function mount(root, ctx) {
+  const {el} = ctx;
+  root.replaceChildren();
+  const card = el("section", {class: "card", id: "pyramido-table"});
+  card.appendChild(el("h2", {}, "The table"));
+  const hand = el("p", {id: "pyramido-hand", class: "status"});
+  card.appendChild(hand);
+  const scoring = el("div", {id: "pyramido-scoring"});
+  card.appendChild(scoring);
+  const pyramids = el("div", {id: "pyramido-pyramids", class: "pyramids"});
+  card.appendChild(pyramids);
+  card.appendChild(el("h3", {}, "Exploration area"));
+  const spaces = el("table", {id: "pyramido-spaces"});
+  const wrap = el("div", {class: "scroll"});
+  wrap.appendChild(spaces);
+  card.appendChild(wrap);
+  const legend = el("p", {id: "pyramido-legend", class: "hint", hidden: true});
+  card.appendChild(legend);
+  root.appendChild(card);
+  const rest = el("div", {id: "pyramido-generic"});
+  root.appendChild(rest);
+  generic.mount(rest, ctx);
+  parts = {hand, scoring, pyramids, spaces, legend, key: null};
+}
+
+function drawPyramid(p, el) {
+  const fig = el("figure", {class: "pyramid", "data-seat": String(p.seat)});
+  const caption = `${p.name}: ${p.total} point${p.total === 1 ? "" : "s"}` +
+    (p.stage_scores.length ? ` (stages ${p.stage_scores.join(", ")})` : "") + ` · gems: ${gemsText(p.inventory)}`;
+  fig.appendChild(el("figcaption", {}, caption + (p.to_move ? " · to move" : "")));
+  const cells = p.cells.map(([x, y, colour, icon, stage]) => ({x, y, colour, icon, stage}));
+  const ghostCells = p.ghosts.flatMap((g) => g.blocks.flatMap(([x, y]) => [[x, y], [x + 1, y + 1]]));
+  const xs = cells.map((c) => c.x).concat(ghostCells.map((c) => c[0]), [0, 1]);
+  const ys = cells.map((c) => c.y).concat(ghostCells.map((c) => c[1]), [0, 1]);
+  const x0 = Math.min(...xs) - 1, y0 = Math.min(...ys) - 1;
+  const w = (Math.max(...xs) - x0 + 2) * Q, h = (Math.max(...ys) - y0 + 2) * Q;
+  const s = svg("svg", {viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img",
+    "aria-label": `${p.name}'s pyramid`, class: "pyramido-svg"});
+  const at = (x, y) => [(x - x0) * Q, (y - y0) * Q];
+  // Lower stages first: a later stage lies on top, its quarter cells drawn over what they cover.
+  for (const c of cells.slice().sort((a, b) => a.stage - b.stage)) {
+    const [px, py] = at(c.x, c.y);
+    s.appendChild(svg("rect", {x: px, y: py, width: Q, height: Q, fill: FILL[c.colour] || "#999",
+      stroke: "#222", "stroke-opacity": 0.15 + 0.2 * c.stage, "stroke-width": 1, class: `cell stage-${c.stage}`,
+      "data-cell": `${c.x},${c.y}`}));
+    if (c.icon) {
+      const m = Q / 2;
+      s.appendChild(svg("path", {d: `M${px + m} ${py + 2} L${px + Q - 2} ${py + m} L${px + m} ${py + Q - 2} ` +
+        `L${px + 2} ${py + m} Z`, fill: "#fff", "fill-opacity": 0.85, class: "icon"}));
+    }
+  }
+  for (const a of p.areas) {
+    if (!a.icons) continue;
+    const [px, py] = at(a.anchor[0], a.anchor[1]);
+    s.appendChild(svg("text", {x: px + 2, y: py + Q - 2, "font-size": 10, fill: "#000", class: "area-count"},
+      String(a.icons)));
+  }
+  for (const g of p.ghosts) {
+    const gx = g.blocks.map((b) => b[0]), gy = g.blocks.map((b) => b[1]);
+    const [px, py] = at(Math.min(...gx), Math.min(...gy));
+    const gw = (Math.max(...gx) - Math.min(...gx) + 2) * Q, gh = (Math.max(...gy) - Math.min(...gy) + 2) * Q;
+    const ghost = svg("rect", {x: px + 1, y: py + 1, width: gw - 2, height: gh - 2, fill: "none", stroke: "#111",
+      "stroke-dasharray": "3 2", "stroke-width": 1.2, class: "ghost"});
+    ghost.appendChild(svg("title", {}, g.text));
+    s.appendChild(ghost);
+  }
+  fig.appendChild(s);
+  if (p.no_room) fig.appendChild(el("p", {class: "warn no-room"}, "No room: this turn is lost."));
+  return fig;
+}
+
+function drawSpaces(live, el) {
+  const t = parts.spaces;
+  t.replaceChildren();
+  const head = el("tr");
+  for (const h of ["Pile", "On top", "Face down", "Gem area"]) head.appendChild(el("th", {}, h));
+  t.appendChild(head);
+  for (const sp of live.spaces) {
+    const row = el("tr", {"data-pile": String(sp.pile)});
+    row.appendChild(el("td", {}, String(sp.pile)));
+    row.appendChild(el("td", {class: "top"}, sp.face_up || (sp.face_down ? "(a back)" : "(empty)")));
+    row.appendChild(el("td", {}, String(sp.face_down)));
+    row.appendChild(el("td", {class: "gems"}, gemsText(sp.gems)));
+    t.appendChild(row);
+  }
+}
+
+function drawScoring(live, el) {
+  const box = parts.scoring;
+  box.replaceChildren();
+  const sc = live.scoring;
+  if (!sc) return;
+  const card = el("div", {class: "stage-end", id: "pyramido-stage-end"});
+  card.appendChild(el("h3", {}, `Stage ${sc.stage} ends: ${sc.name} scores`));
+  if (sc.discard) {
+    card.appendChild(el("p", {}, sc.next));
+  } else {
+    const list = el("ul", {id: "pyramido-suggested"});
+    for (const a of sc.suggested) list.appendChild(el("li", {}, `activate ${a}`));
+    if (!sc.suggested.length) list.appendChild(el("li", {}, "no area is worth a gem"));
+    card.appendChild(el("p", {}, `Suggested activation (${sc.points} point${sc.points === 1 ? "" : "s"}` +
+      (sc.activated.length ? `, after ${sc.activated.join(", ")}` : "") + "):"));
+    card.appendChild(list);
+    card.appendChild(el("p", {class: "hint", id: "pyramido-next"}, `Hold CONFIRM to record: ${sc.next}`));
+  }
+  box.appendChild(card);
+}
+
+export function render(s, ctx) {
+  generic.render(s, ctx);
+  const game = s.game;
+  const live = game && game.live;
+  if (!parts || !live || live.kind !== "pyramido") return;
+  const key = JSON.stringify(live);
+  if (key === parts.key) return;
+  parts.key = key;
+  const {el} = ctx;
+  parts.hand.textContent = live.holding
+    ? `${live.to_move} holds ${live.holding} (stage ${live.stage}): the dashed outlines are where it may go.`
+    : `Stage ${live.stage}: ${live.phase}.`;
+  parts.pyramids.replaceChildren();
+  for (const p of live.players) parts.pyramids.appendChild(drawPyramid(p, el));
+  drawSpaces(live, el);
+  drawScoring(live, el);
+  if (live.legend) {
+    const lg = live.legend;
+    parts.legend.hidden = false;
+    parts.legend.textContent = `The Legend: ${lg.total} points, ${lg.pile} domino${lg.pile === 1 ? "" : "es"} ` +
+      `on his pile (top ${lg.top || "none"}), gems: ${gemsText(lg.inventory)}.` +
+      (lg.last ? ` Last turn: ${lg.last}.` : "");
+  } else {
+    parts.legend.hidden = true;
+  }
+}
