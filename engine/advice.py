@@ -11,8 +11,11 @@ the best other player). This module runs the playouts and ranks:
 * **Seeded and deterministic.** The ranking is a function of the state, the seed and the number of rounds; no
   clock and no global generator enters a playout. ``playouts=N`` asks for exactly N rounds (the same answer on
   any machine); otherwise the time budget decides how many whole rounds fit, and a round that the budget cuts
-  short is dropped, so every option has the same number of playouts and the same answer comes for the same
-  number of rounds.
+  short is dropped, so the options still played all have the same number of playouts and the same answer comes
+  for the same number of rounds.
+* **Rejecting.** After a few rounds an option that trails the leader by clearly more than the noise of their
+  paired difference (common random numbers make it small) stops being played out; the rounds left go to the
+  options still in question (``RankedOption.playouts`` says how many each had).
 * **Budgeted.** ``budget_s`` bounds the wall time: a round is begun only if, as long as the last one took, it
   would end within the budget (one round always runs; ``width`` keeps a round cheap: only the
   ``width`` options a cheap static value (``prior``) rates best get playouts, the rest are listed after them with
@@ -140,8 +143,10 @@ class _Tally:
     total: float = 0.0
     squares: float = 0.0
     score: float = 0.0
+    values: list[float] = field(default_factory=list)  # round by round, for paired differences
 
     def add(self, value: Value) -> None:
+        self.values.append(value[1])
         self.n += 1
         self.score += value[0]
         self.total += value[1]
@@ -155,6 +160,23 @@ class _Tally:
             return 0.0
         var = max(0.0, (self.squares - self.total * self.total / self.n) / (self.n - 1))
         return math.sqrt(var / self.n)
+
+
+#: Rounds before an option may be left behind, and how many standard errors of the paired difference it must trail.
+REJECT_AFTER = 4
+REJECT_Z = 2.5
+
+
+def _behind(leader: _Tally, other: _Tally) -> bool:
+    """Whether ``other`` trails ``leader`` by more than ``REJECT_Z`` standard errors of their paired difference.
+
+    The two met the same random numbers round by round (as long as both were played), so the difference of each
+    round's values is what the option changes; its spread is much smaller than either option's own."""
+    n = min(leader.n, other.n)
+    diffs = [a - b for a, b in zip(leader.values[-n:], other.values[-n:], strict=True)]
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean > 0 and mean > REJECT_Z * math.sqrt(var / n)
 
 
 def round_rng(seed: int, round_: int) -> random.Random:
@@ -176,13 +198,13 @@ class Ranking(Generic[A]):
     elapsed_ms: float
 
     def order(self) -> list[int]:
-        """Indices best first: played-out options by mean value (then prior, then the given order), then the
-        options left out by their prior."""
-        def key(i: int) -> tuple[int, float, float, int]:
+        """Indices best first: played-out options, those played to the end first, by mean value (then prior, then
+        the given order), then the options left out by their prior."""
+        def key(i: int) -> tuple[int, int, float, float, int]:
             prior = self.priors[i]
-            if self.playouts[i]:
-                return (0, -self.means[i], -(prior if prior is not None else 0.0), i)
-            return (1, -(prior if prior is not None else 0.0), 0.0, i)
+            if self.playouts[i]:  # those still in question at the end first (left behind ones had fewer rounds)
+                return (0, -self.playouts[i], -self.means[i], -(prior if prior is not None else 0.0), i)
+            return (1, 0, -(prior if prior is not None else 0.0), 0.0, i)
 
         return sorted(range(len(self.options)), key=key)
 
@@ -199,6 +221,7 @@ def rank(
     playouts: int | None = None,
     prior: Callable[[S, A], float] | None = None,
     width: int | None = None,
+    reject: bool = True,
     clock: Callable[[], float] = time.perf_counter,
 ) -> Ranking[A]:
     """Play out every option (or the ``width`` best by ``prior``) round by round with common random numbers.
@@ -206,6 +229,8 @@ def rank(
     ``after(state, option, rng)`` is the state once the option is taken (it may draw chance from ``rng``),
     ``playout(state, rng)`` plays on to the horizon, ``value(final)`` is what the end is worth to the player.
     ``playouts`` fixes the number of rounds (no clock); otherwise rounds run while ``budget_s`` lasts, at least one.
+    With ``reject``, an option clearly behind the leader (see :func:`_behind`) stops being played out, so the
+    rounds left go to the options still in question.
     """
     start = clock()
     opts = tuple(options)
@@ -237,11 +262,27 @@ def rank(
             tallies[i].add(v)
         rounds += 1
         last = clock() - began
+        if reject and rounds >= REJECT_AFTER and len(chosen) > 2:
+            leader = max(chosen, key=lambda i: (tallies[i].mean(), -i))
+            behind = sorted((i for i in chosen if i != leader and _behind(tallies[leader], tallies[i])),
+                            key=lambda i: (-tallies[i].mean(), i))
+            keep = max(0, 2 - (len(chosen) - len(behind)))  # at least two stay: the leader and its best rival
+            dropped = set(behind[keep:])
+            chosen = [i for i in chosen if i not in dropped]
     elapsed = (clock() - start) * 1000.0
     n = len(opts)
+    means = {i: t.mean() for i, t in tallies.items()}
+    if chosen and any(tallies[i].n < rounds for i in tallies):
+        # An option left behind is valued on the leader's footing: the leader's mean over every round minus
+        # their paired difference over the rounds both were played (its own mean covers fewer, other rounds).
+        best = max(chosen, key=lambda i: (means[i], -i))
+        lead = tallies[best]
+        for i, t in tallies.items():
+            if 0 < t.n < rounds:
+                means[i] = lead.mean() - sum(a - b for a, b in zip(lead.values[: t.n], t.values, strict=True)) / t.n
     return Ranking(
         opts,
-        tuple(tallies[i].mean() if i in tallies else 0.0 for i in range(n)),
+        tuple(means.get(i, 0.0) for i in range(n)),
         tuple(tallies[i].score / tallies[i].n if i in tallies and tallies[i].n else 0.0 for i in range(n)),
         tuple(tallies[i].stderr() if i in tallies else 0.0 for i in range(n)),
         tuple(tallies[i].n if i in tallies else 0 for i in range(n)),

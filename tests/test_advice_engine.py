@@ -64,14 +64,21 @@ class FakeClock:
 
 def test_the_budget_decides_whole_rounds_and_a_cut_round_is_dropped() -> None:
     # Each clock reading advances 10 ms: a round of 3 playouts takes about 30 ms.
-    r = toy_rank(seed=1, budget_s=0.1, clock=FakeClock(0.01))
+    r = toy_rank(seed=1, budget_s=0.1, clock=FakeClock(0.01), reject=False)
     assert 1 <= r.rounds <= 4 and len(set(r.playouts)) == 1
     assert r.playouts[0] == r.rounds
     # A budget smaller than one round still gives one round (a hint always has something to say).
     one = toy_rank(seed=1, budget_s=0.001, clock=FakeClock(0.01))
     assert one.rounds == 1 and one.playouts == (1, 1, 1)
     # The same number of rounds gives the same answer, whatever the clock did.
-    assert toy_rank(seed=1, playouts=r.rounds).means == r.means
+    assert toy_rank(seed=1, playouts=r.rounds, reject=False).means == r.means
+
+
+def test_an_option_clearly_behind_stops_being_played_out() -> None:
+    # With common random numbers the toy's differences are exact: after 4 rounds the worst option is left.
+    r = toy_rank(seed=1, playouts=10)
+    assert r.playouts == (4, 10, 10) and [r.options[i] for i in r.order()] == ["b", "c", "a"]
+    assert toy_rank(seed=1, playouts=10, reject=False).playouts == (10, 10, 10)
 
 
 def test_width_plays_out_only_the_best_by_prior_and_lists_the_rest_after() -> None:
