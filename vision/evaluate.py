@@ -437,15 +437,47 @@ def cocked_recall(recognizer: DiceRecognizer, seed: int, per_lean: int = 200) ->
     return rows
 
 
+def corner_phantoms(records: Iterable[dict[str, Any]], recognizer: DiceRecognizer) -> list[dict[str, Any]]:
+    """Issue 25's phantom "1 on the corner of a die", made: for every labelled die of ``records``, a find added
+    at each of its 4 corners (centred on the corner, and a fifth of a side inward), 0.45 and 0.6 of its side, with
+    a better detector score than the die; read on the labelled boxes. Per kind, how many phantoms were read at all
+    and how many sure (both must be 0)."""
+    counts: dict[tuple[float, float], list[int]] = {}
+    for record in records:
+        image = load_image(record["path"])
+        dice = truth_candidates(record, image)
+        for die in dice:
+            for inward in (0.0, 0.2):
+                for share in (0.45, 0.6):
+                    for k in range(4):
+                        turn = math.radians(die.angle + 45 + 90 * k)
+                        reach = (0.5 - inward) * die.side * math.sqrt(2)
+                        centre = (die.centre[0] + reach * math.cos(turn), die.centre[1] + reach * math.sin(turn))
+                        phantom = DieCandidate(centre, die.side * share, die.angle, 0.99)
+                        read = [r for r in recognizer.read_candidates(image, [*dice, phantom]) if r.centre == centre]
+                        row = counts.setdefault((inward, share), [0, 0, 0])
+                        row[0] += 1
+                        row[1] += len(read)
+                        row[2] += sum(not r.unsure for r in read)
+    return [
+        {"inward": inward, "side_share": share, "phantoms": n, "read": read, "sure": sure}
+        for (inward, share), (n, read, sure) in sorted(counts.items())
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.evaluate --out DIR``: the reader on rendered dice (the trade-off curve of plain and hard
-    rendered dice, seeds 25001 and 25002, and the cocked flag by lean, seed 25003), written as CSV into DIR."""
+    """``python -m vision.evaluate --out DIR [--phantoms MANIFEST]``: the reader on rendered dice (the trade-off
+    curve of plain and hard rendered dice, seeds 25001 and 25002, and the cocked flag by lean, seed 25003) and, with
+    ``--phantoms``, phantoms on the corners of the val dice (:func:`corner_phantoms`), written as CSV into DIR."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=main.__doc__)
     parser.add_argument("--out", type=Path, required=True, metavar="DIR")
     parser.add_argument("--dice", type=int, default=1200, help="rendered dice per curve (default 1200)")
     parser.add_argument("--per-lean", type=int, default=200, help="rendered dice per lean (default 200)")
+    parser.add_argument(
+        "--phantoms", type=Path, metavar="MANIFEST", help="also add phantoms on the corners of MANIFEST's val dice"
+    )
     args = parser.parse_args(argv)
     recognizer = DiceRecognizer(detector=FixedDetector())
     args.out.mkdir(parents=True, exist_ok=True)
@@ -456,6 +488,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} (seed {seed}): {len(evaluation.decided)} dice read")
         for row in evaluation.tradeoff():
             print(f"  floor {row['floor']}: unsure {row['unsure_share']:.1%}, wrong and sure {row['wrong_sure']}")
+    if args.phantoms is not None:
+        from vision.splits import read_manifest, split_of
+
+        records = [r for r in read_manifest(args.phantoms) if split_of(r["image"]) == "val"]
+        phantoms = corner_phantoms(records, recognizer)
+        _write_csv(args.out / "phantoms.csv", phantoms)
+        for row in phantoms:
+            print(f"phantoms {row}")
     leans = cocked_recall(recognizer, 25003, args.per_lean)
     _write_csv(args.out / "rendered-cocked.csv", leans)
     for row in leans:
