@@ -593,10 +593,14 @@ class PyramidoTable(TableAdapter):
             recolour = {i for i in ups if not looks[i].shows(s.spaces[i].face_up)}
         gemmed = {i for i in ups if looks[i].gems != self._gems_before(s, i)}
         recolour |= {i for i in ups if looks[i].colours and not looks[i].looks_face_up}  # a back shows now
+        # A space that looks as it did when the record last said the same lies there was not touched, whatever
+        # its colours read (a tall pile can be misread the same way in every frame).
+        recolour -= {i for i in ups if self._changed(s, i, looks[i]) is False}
+        seen_before = {i for i in ups if self._changed(s, i, looks[i]) is not None}
         # Colours are read well even on tall piles; a changed look (icons, a back) only counts with the gem area's
         # change beside it, and a gem area's count alone never does (a pale mythical gem is sometimes counted).
         gone = []
-        for evidence in (recolour & gemmed, recolour & changed, recolour, changed & gemmed):
+        for evidence in (recolour & gemmed, recolour & changed, recolour & seen_before, changed & gemmed):
             if evidence:
                 gone = sorted(evidence)
                 break

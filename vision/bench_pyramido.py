@@ -1,0 +1,118 @@
+"""``companion bench pyramido-table``: time to read a Pyramido table from a 1280x960 frame.
+
+The frames are rendered by the lab (:mod:`vision.pyramido_render`, seeds 110 and 111, 2 players): each game's
+last state (a full four-stage pyramid) and a state in mid-game. Figures, each the median of several runs:
+reading one player's pyramid against its record (:meth:`vision.pyramido_read.PyramidReader.read`, the zone
+already located), the exploration area (:func:`vision.pyramido_read.read_exploration`), the whole frame as the
+device reads it (:meth:`device.tables.pyramido.PyramidoTable.frame_reader`: locating the mats, the mover's
+pyramid and the exploration area), and a settled table to the page's data (the adapter's explain of a placement
+and its view). "One core" pins the process to one CPU and gives OpenCV one thread. Targets (issue 23): a pyramid
+under 30 ms and the exploration area under 30 ms on one core; settled table to the page event under 200 ms. A
+fixed OpenCV workload (a Gaussian blur of the frame) is timed in the same run as a reference for the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from functools import partial
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.bench import median_ms
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
+    del parser
+
+
+def scenes() -> list[dict[str, Any]]:
+    """Per seed and state: the frame, the state before the last placement and the state it shows."""
+    from vision.pyramido_render import make_table, placement_turns, render, seeded_game
+
+    out = []
+    for seed in (110, 111):
+        states = seeded_game(seed, 2)
+        turns = placement_turns(states)
+        table = make_table(seed, 2, states[-1])
+        for label, (before, after, seat) in (("last placement", turns[-1]), ("mid-game", turns[len(turns) // 2])):
+            frame = render(table, after, np.random.default_rng([seed, 5])).image
+            out.append({"label": f"seed {seed}, {label} (stage {before.stage})", "image": frame, "before": before,
+                        "after": after, "seat": seat, "thickness": table.thickness_mm})
+    return out
+
+
+def _pin(cpus: set[int]) -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus)
+
+
+def run(args: argparse.Namespace) -> int:
+    from device.tables.pyramido import PyramidoTable, TableView
+    from engine.game import find_game
+    from vision.pyramido_read import PyramidReader, read_exploration
+    from vision.registration import MarkerFinder, locate
+
+    repeat = max(int(getattr(args, "repeat", 5) or 5), 3)
+    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    tables = scenes()
+    game = find_game("pyramido")
+    print(f"pyramido-table bench: median of {repeat} runs per figure, 1280x960 rendered frames; "
+          f"{len(all_cpus)} CPUs available")
+    status = 0
+    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
+        _pin(cpus)
+        cv2.setNumThreads(threads)
+        try:
+            gray = cv2.cvtColor(tables[0]["image"], cv2.COLOR_BGR2GRAY)
+            reference = median_ms(partial(cv2.GaussianBlur, gray, (0, 0), 2.0), repeat)
+            print(f"  {label:9s} reference: Gaussian blur (sigma 2) of the 1280x960 grey frame {reference:.2f} ms")
+            finder = MarkerFinder()
+            for t in tables:
+                image, before, seat = t["image"], t["before"], t["seat"]
+                reg = locate(image, "pyramido", 2, finder)
+                zone, ex_zone = reg.zone(f"pyramid-{seat + 1}"), reg.zone("exploration")
+                if zone is None or ex_zone is None:
+                    print(f"  {label:9s} {t['label']}: a zone was not located")
+                    status = 1
+                    continue
+                known = before.explorers[seat].pyramid.top_view
+                reader = PyramidReader()
+                reader.read(image, zone, known, seat=seat)  # the lattice kept from the frame before, as live
+                pyramid = median_ms(partial(reader.read, image, zone, known, seat=seat), repeat)
+                sizes = [s.size for s in before.spaces]
+                exploration = median_ms(partial(read_exploration, image, ex_zone, pile_sizes=sizes,
+                                                thickness_mm=t["thickness"]), repeat)
+                adapter = PyramidoTable(game)
+                adapter.record = before
+                frame_reader = adapter.frame_reader({"players": 2, "domino_mm": t["thickness"]})
+
+                count = [0]
+
+                def whole(reader: Any = frame_reader, image: np.ndarray = image, count: list[int] = count) -> Any:
+                    # A new picture each time (one pixel differs): the reader keeps the reading of one it has read.
+                    picture = image.copy()
+                    count[0] += 1
+                    picture[0, 0, 0] = count[0] % 256
+                    return reader(picture)
+
+                readings = whole()
+                frame = median_ms(whole, repeat)
+                seen = adapter.observe(readings, moved=True)
+                assert isinstance(seen, TableView)
+
+                def settle(adapter: Any = adapter, before: Any = before, seen: Any = seen) -> Any:
+                    adapter.explain(before, seen)
+                    return adapter.view(before)
+
+                explained = adapter.explain(before, seen)
+                to_page = median_ms(settle, repeat)
+                took = " ".join(game.action_text(a) for a in explained.actions) or \
+                    f"asked: {explained.problems[0][:60] if explained.problems else 'nothing'}"
+                print(f"  {label:9s} {t['label']}: pyramid {pyramid:6.1f} ms, exploration area {exploration:6.1f} ms, "
+                      f"whole frame {frame:6.1f} ms, settled table to the page's data {to_page:6.1f} ms ({took})")
+        finally:
+            _pin(all_cpus)
+    return status
