@@ -905,6 +905,10 @@ class DiceTreasureReader:
                         if last_card is not None:
                             reused[(zone.key, spot)] = last_card
                         continue
+                    if _paper_only(glances[(zone.key, spot)]):
+                        # Nothing but paper on the spot: no card to look for (the middle is empty most of a game).
+                        self._glances[(zone.key, spot)] = (glances[(zone.key, spot)], ([], None))
+                        continue
                     reading, image = read_card(frame, view.fit, zone, spot, self.colours)
                     spot_problems = [f"{zone.label}, card {spot + 1}: {p}" for p in reading.problems]
                     problems.extend(spot_problems)
@@ -916,10 +920,7 @@ class DiceTreasureReader:
                 glance, last = self._glance(zone.key, frame, view.fit, zone.rect)
                 if last is None:
                     last = read_loose(frame, view.fit, zone, self.recognizer, self.detector)
-                    if all(not d.unsure for d in last):  # as for cards: a doubt is read afresh
-                        self._glances[zone.key] = (glance, last)
-                    else:
-                        self._glances.pop(zone.key, None)
+                    self._glances[zone.key] = (glance, last)
                 loose_dice[zone.key] = last
         cards: list[CardOnTable] = list(reused.values())
         # Cards reused are surely where they were: no other spot may take them.
@@ -938,11 +939,9 @@ class DiceTreasureReader:
                 continue
             dice = read_space_dice(frame, self.deck.card(identity.card), reading, image, self.recognizer)
             cards.append(CardOnTable(reading, identity, dice))
-            if identity.confidence >= SURE and all(not d.unsure for d in dice):
-                # Only a reading that needs no question is kept for reuse: a doubt is read afresh next frame.
-                self._glances[key] = (glances[key], (spot_problems, cards[-1]))
-            else:
-                self._glances.pop(key, None)
+            # Kept for reuse, doubts too: the same picture read again gives the same reading (the players are
+            # asked instead); any change on the spot reads it afresh.
+            self._glances[key] = (glances[key], (spot_problems, cards[-1]))
         self.recognizer.detector = self.detector
         cards.sort(key=lambda c: (c.reading.zone, c.reading.spot))
         return TableReading(tuple(cards), loose_dice, tuple(problems))
@@ -1017,6 +1016,20 @@ class DiceTreasureReader:
                 self.known[seen[n][0]] = (str(identity.card), seen[n][2].background or "", identity.upside_down)
             result.append(identity)
         return result
+
+
+def _paper_only(glance: np.ndarray) -> bool:
+    """Whether a spot's glance (:meth:`DiceTreasureReader._glance`: the spot and 2 mm of paper around it) shows
+    nothing but the mat's paper and print: its middle is the colour of the paper around it, with hardly a pixel
+    far from it (a motif card's background is a strong colour, a die has pips and edges)."""
+    h, w = glance.shape[:2]
+    ring = max(2, round(2 * GLANCE_PX_PER_MM))
+    border = np.concatenate([glance[:ring].reshape(-1, 3), glance[-ring:].reshape(-1, 3),
+                             glance[:, :ring].reshape(-1, 3), glance[:, -ring:].reshape(-1, 3)])
+    paper = np.median(border, axis=0)
+    middle = glance[h // 5: h - h // 5, w // 5: w - w // 5].reshape(-1, 3)
+    far = np.abs(middle - paper).max(axis=1) > 45.0
+    return bool(np.abs(np.median(middle, axis=0) - paper).max() < 25.0 and far.mean() < 0.03)
 
 
 def teach_colours(readings: Sequence[tuple[CardReading, _Card]], names: Sequence[str]) -> CardColours:
