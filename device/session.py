@@ -280,6 +280,9 @@ class GameSession:
         if game is None:
             return {"hint": None, "reason": "no hint now: no game is running", "version": version}
         status = game.status(state)
+        if status.defects:
+            return {"hint": None, "reason": f"no hint now: the game's state is inconsistent ({status.defects[0]})",
+                    "version": version}
         if status.finished or status.awaiting != "decision":
             why = "the game is over" if status.finished else "chance is awaited (a roll, a draw: what the table shows)"
             return {"hint": None, "reason": f"no hint now: {why}", "version": version}
