@@ -302,3 +302,19 @@ def test_the_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     assert "pyradice: median" in out and "playouts per option median" in out
     assert "against the playout policy, 1 games" in out and "win rate" in out
+
+
+def test_pyradice_hint_at_a_camera_table_draws_the_covered_dice_it_has_not_seen() -> None:
+    from engine.pyradice.game import random_board, random_cards, setup
+    from engine.pyradice.quarry import Quarry
+
+    rng = random.Random(51)
+    full = Quarry.random(2, rng)
+    seen = Quarry.seen_at_setup(2, {p: d for p, d in full.dice.items() if not full.covered(p)})
+    assert seen.unknown
+    state = setup(["ana", "ben"], quarry=seen, board=random_board(rng), cards=random_cards(rng), first="ana")
+    game = find_game("pyradice")
+    hint = game.advise(state, seed=1, playouts=3)
+    assert hint is not None and hint.rounds == 3
+    assert {o.text for o in hint.options} == {f"take q{p[0]},{p[1]},{p[2]}" for p in seen.known_available()}
+    assert same_hint(hint, game.advise(state, seed=1, playouts=3))  # hidden dice drawn from the seed alone
