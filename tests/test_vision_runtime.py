@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-LAB = {"vision.render", "vision.read_train", "vision.detect_train", "vision.train", "vision.evaluate",
+LAB = {"vision.render", "vision.read_train", "vision.read_data", "vision.read_network", "vision.read_export",
+       "vision.detect_train", "vision.train", "vision.evaluate",
        "vision.detect_eval", "vision.tune_check", "vision.yolo_ref", "vision.colour_fit", "torch"}  # fmt: skip
 
 
