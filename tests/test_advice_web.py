@@ -126,7 +126,7 @@ def test_the_page_shows_a_hint_only_when_asked(tmp_path: Path) -> None:
             shown = page.locator("#hint-options li").evaluate_all("(items) => items.map((li) => li.dataset.text)")
             legal = {a["text"] for a in session.legal()["legal"]}
             assert shown and set(shown) <= legal
-            assert "playouts" in page.inner_text("#hint-options li >> nth=0")
+            assert "playout" in page.inner_text("#hint-options li >> nth=0")
             assert "expected gold margin" in page.inner_text("#hint-summary")
 
             # The table moves on: the hint for the position left is taken away.

@@ -382,14 +382,16 @@ async function askHint(event) {
     return;
   }
   summary.textContent = `${hint.player}: ${hint.decision}. Best first, by ${hint.measure}`
-    + (hint.rounds ? ` (${hint.rounds} playouts per option to ${hint.horizon}, ${Math.round(hint.elapsed_ms)} ms).` : ".")
-    + (hint.note ? ` ${hint.note}.` : "");
+    + (hint.rounds ? ` (${hint.rounds} playout${hint.rounds === 1 ? "" : "s"} per option to ${hint.horizon}, `
+      + `${Math.round(hint.elapsed_ms)} ms).` : ".")
+    + (hint.note ? ` ${hint.note.charAt(0).toUpperCase()}${hint.note.slice(1)}.` : "");
   for (const o of hint.options) {
     const li = el("li", {class: "hint-option", "data-text": o.text});
     li.appendChild(el("span", {class: "words"}, o.label));
     let figure;
     if (o.exact) figure = ` ${Number(o.value).toFixed(1)} (exact)`;
-    else if (o.playouts) figure = ` ${signed(o.value)} (± ${o.stderr.toFixed(1)}, ${o.playouts} playouts)`;
+    else if (o.playouts > 1) figure = ` ${signed(o.value)} (± ${o.stderr.toFixed(1)}, ${o.playouts} playouts)`;
+    else if (o.playouts) figure = ` ${signed(o.value)} (1 playout only: a guess)`;
     else figure = " (not played out" + (o.prior === null ? ")" : `; scores ${o.prior} now)`);
     li.appendChild(el("span", {class: "value"}, figure));
     list.appendChild(li);
