@@ -417,6 +417,12 @@ class DiceTreasureTable(TableAdapter):
     def is_table_action(self, action: Any) -> bool:
         return isinstance(action, (Place, Exchange, Roll, EndTurn, Reserve))
 
+    # --- the page ------------------------------------------------------------------------------
+    def view(self, state: Any) -> dict[str, Any]:
+        out = super().view(state)
+        out.update(dicetreasure_view(state))
+        return out
+
     def seen_json(self, seen: Any) -> dict[str, Any]:
         view = _view(seen)
         return {
@@ -435,6 +441,78 @@ class DiceTreasureTable(TableAdapter):
             raise SessionError("no spaces of motif cards are read")
         distances = [(s.centre[0] - x) ** 2 + (s.centre[1] - y) ** 2 for s in view.spaces]
         return distances.index(min(distances))
+
+
+def _card_json(cip: Any, movable: Sequence[Die], live: bool) -> dict[str, Any]:
+    """A card in play for the page: its spaces (place, requirement, die), and for each die the player can move
+    now the spaces it may go on ("legal") and those only the neighbour rule forbids ("blocked", with why)."""
+    from engine.dicetreasure.placement import why_not
+
+    card = cip.card
+    spaces = []
+    for i, space in enumerate(card.spaces):
+        entry: dict[str, Any] = {"space": i + 1, "at": list(space.pos), "colour": space.colour or "any",
+                                 "value": space.value, "die": str(cip.dice[i]) if cip.dice[i] else None}
+        if live and cip.dice[i] is None:
+            legal, blocked = [], {}
+            for die in dict.fromkeys(movable):
+                why = why_not(cip, i, die)
+                if why is None:
+                    legal.append(str(die))
+                elif "next to" in why and space.accepts(die):
+                    blocked[str(die)] = why
+            entry["legal_for"] = legal
+            entry["blocked_for"] = blocked
+        spaces.append(entry)
+    return {"card": card.id, "background": card.background, "coins": card.coins, "complete": cip.complete,
+            "spaces": spaces}
+
+
+def dicetreasure_view(state: DiceTreasureState) -> dict[str, Any]:
+    """The table as the engine holds it, for the page module (``kind`` "dicetreasure"): every player's cards with
+    spaces and dice, gold, chips, leprechaun card and claimed cards, the personal reserves, the tray (the
+    current dice), the common reserve, the middle in the steal phase, the leprechaun cards on offer, and for the
+    dice the active player can move the legal spaces (and those the neighbour rule forbids)."""
+    from engine.dicetreasure.game import card_gold
+
+    deciding = state.phase in (Phase.TURN, Phase.SOLO_FILL)
+    active = state.active if deciding else -1
+    if state.phase is Phase.SOLO_FILL:
+        movable: list[Die] = list(state.common)
+    elif deciding:
+        movable = [*state.hand, *state.players[active].reserve]
+    else:
+        movable = []
+    targets = {c.card.id for c in target_cards(state)}
+    players = []
+    for seat, p in enumerate(state.players):
+        gold = card_gold(p)
+        players.append({
+            "name": p.name, "seat": seat + 1, "to_move": seat == active, "gold": p.gold, "breakdown": gold,
+            "chips": list(p.chips), "bonus": p.bonus.id if p.bonus else None,
+            "claimed": [c.id for c in p.claimed], "reserve": [str(d) for d in p.reserve],
+            "cards": [_card_json(c, movable, c.card.id in targets) for c in p.cards],
+        })
+    return {
+        "kind": "dicetreasure",
+        "round": state.round, "cycle": state.cycle, "turns": state.turns, "goal": state.goal,
+        "steal": state.steal, "solo": state.solo, "phase": state.phase.value,
+        "players": players,
+        "tray": [str(d) for d in state.hand],
+        "common": [str(d) for d in state.common],
+        "middle": [_card_json(c, movable, c.card.id in targets) for c in state.middle],
+        "movable": [str(d) for d in dict.fromkeys(movable)],
+        "bonus_offer": [{"id": b.id, "requires": [r or "any" for r in b.requires], "reward": b.reward}
+                        for b in state.bonus_offer],
+        "claimable": [b.id for b in bonus_offers(state)],
+        "winners": list(_winners(state)),
+    }
+
+
+def _winners(state: DiceTreasureState) -> tuple[str, ...]:
+    from engine.dicetreasure import GAME
+
+    return GAME.winners(state) if state.phase is Phase.OVER else ()
 
 
 def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:

@@ -1,0 +1,88 @@
+"""The Dice Treasure page module (web/static/games/dicetreasure.js) in headless Chromium (Debian's chromium
+through Playwright; never a downloaded browser): every card with its spaces and dice, the tray and the reserves,
+gold per player; choosing a die makes exactly the engine's legal spaces glow and greys out those the neighbour
+rule forbids; the generic action buttons still play."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from device.appliance import Appliance, truth_reader
+from device.config import Config
+from engine.dice import Die
+from engine.dicetreasure import legal_spaces
+from tests.test_browser_games import ARGS, CHROMIUM, DESKTOP, drawn, open_page, pair, wait_until
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
+]
+
+
+@pytest.fixture
+def appliance(tmp_path: Any) -> Iterator[Appliance]:
+    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
+    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
+        app.address = app.start_web("127.0.0.1", 0)  # type: ignore[attr-defined]
+        yield app
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(appliance: Appliance, browser: Any) -> None:
+    app = appliance
+    session = app.session
+    session.new_game(["Anna", "Ben"], {"leprechauns": "off"}, game="dicetreasure", mode="offline")
+    session.apply_text("deal Anna: red-1 red-2 red-5 red-8", "page")
+    session.apply_text("deal Ben: blue-1 blue-2 blue-5 blue-8", "page")
+    session.apply_text("roll red:1 red:2 yellow:3 green:4 blue:5 purple:6", "page")
+    legal = session.legal()["legal"]
+    first = next(a["text"] for a in legal if a["group"] == "place")
+    session.apply_text(first, "page")
+    live = session.snapshot()["game"]["live"]
+    assert live["kind"] == "dicetreasure" and len(live["tray"]) == 5
+    page, errors = open_page(browser, app.address, DESKTOP)  # type: ignore[attr-defined]
+    wait_until(lambda: page.get_attribute("body", "data-game") == "dicetreasure" and drawn(page, app))
+    page.wait_for_selector("figure.dt-card")
+    assert page.get_attribute("#game-root .game-view", "data-view") == "dicetreasure"
+    assert page.locator("figure.dt-card").count() == 8
+    assert page.locator("section.dt-player.to-move").get_attribute("data-player") == "Anna"
+    assert page.locator("#dt-tray svg.dt-die").count() == 5
+    assert page.locator("figure.dt-card svg.dt-die").count() == 1  # the die just placed
+    assert "0 gold" in page.inner_text("section.dt-player[data-player='Anna'] h3")
+    # Choose each die in turn: the glowing spaces are exactly the engine's legal ones for it.
+    state = session.state
+    for die in live["movable"]:
+        page.click(f"#dt-pick button[data-die='{die}']")
+        page.wait_for_selector(f"#dt-pick button.selected[data-die='{die}']")
+        glowing = page.locator("g.space.legal")
+        got = {(glowing.nth(i).locator("xpath=ancestor::figure").get_attribute("data-card"),
+                int(glowing.nth(i).get_attribute("data-space") or 0)) for i in range(glowing.count())}
+        assert got == set(legal_spaces(state, Die.parse(die))), die
+    # A space the neighbour rule forbids for the selected die is greyed, with the reason.
+    blocked = [(c["card"], sp["space"], d) for c in live["players"][0]["cards"] for sp in c["spaces"]
+               for d in sp.get("blocked_for", {})]
+    if blocked:
+        card, space, die = blocked[0]
+        page.click(f"#dt-pick button[data-die='{die}']")
+        node = page.locator(f"figure.dt-card[data-card='{card}'] g.space.blocked[data-space='{space}']")
+        assert node.count() == 1 and "next to" in (node.locator("title").text_content() or "")
+    # The generic buttons below still play (for a paired browser).
+    pair(page)
+    n = session.snapshot()["game"]["action_count"]
+    page.click("#legal-groups button.legal:visible >> nth=0")
+    wait_until(lambda: session.snapshot()["game"]["action_count"] == n + 1)
+    assert errors == []
