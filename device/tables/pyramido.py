@@ -589,7 +589,8 @@ class PyramidoTable(TableAdapter):
         looks = {i: ex.spaces[i] for i in ups}
         recolour = {i for i in ups if not looks[i].coloured_as(s.spaces[i].face_up)}
         changed = {i for i in ups if self._changed(s, i, looks[i])}
-        if all(sp.mythical is not None for sp in ex.spaces):  # a reader that sees everything (the truth)
+        exact = all(sp.mythical is not None for sp in ex.spaces)  # a reader that sees everything (the truth)
+        if exact:
             recolour = {i for i in ups if not looks[i].shows(s.spaces[i].face_up)}
         gemmed = {i for i in ups if looks[i].gems != self._gems_before(s, i)}
         recolour |= {i for i in ups if looks[i].colours and not looks[i].looks_face_up}  # a back shows now
@@ -600,7 +601,8 @@ class PyramidoTable(TableAdapter):
         # Colours are read well even on tall piles; a changed look (icons, a back) only counts with the gem area's
         # change beside it, and a gem area's count alone never does (a pale mythical gem is sometimes counted).
         gone = []
-        for evidence in (recolour & gemmed, recolour & changed, recolour & seen_before, changed & gemmed):
+        for evidence in (recolour & gemmed, recolour & changed, recolour & seen_before, recolour if exact else set(),
+                         changed & gemmed):
             if evidence:
                 gone = sorted(evidence)
                 break
