@@ -83,4 +83,5 @@ class DieReading:
             "lab": [round(v, 1) for v in self.lab],
             "pips": self.pips,
             "detector_score": round(self.detector_score, 4),
+            "doubts": list(self.doubts),
         }
