@@ -100,6 +100,9 @@ class PyradiceTable(TableAdapter):
         self._proposal: Proposal | None = None
         #: A skill the camera took as seen ended the turn: the CONFIRM that ends the skill step is spent.
         self._skill_taken = False
+        #: The table is read from the camera (a reading was explained): takes and placements come from it, so
+        #: the buttons never make one (a CONFIRM meant for the skill step must not take a die).
+        self._camera = False
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -170,6 +173,7 @@ class PyradiceTable(TableAdapter):
             return self._explain(state, seen, confirmed=False)
         if not isinstance(seen, TableSeen):
             return Explained(problems=("nothing read of the pyramid boards",))
+        self._camera = True
         built = self.observation(state, seen)
         if isinstance(built, Explained):
             return built
@@ -309,9 +313,9 @@ class PyradiceTable(TableAdapter):
     # --- buttons -------------------------------------------------------------------------------
     def button(self, state: Any, button: str, *, long: bool) -> ButtonChoice:
         """At the skill step CONFIRM takes the skill the camera saw (or, nothing seen, no skill) and NEXT
-        declines it (no skill). A CONFIRM just after the camera took a skill as seen ends nothing more (the
-        player ended the skill step by hand); otherwise the buttons point at and take legal actions as for
-        every board game (a game played on the panel)."""
+        declines it (no skill). At a table read by the camera the buttons make no take or placement (a
+        CONFIRM meant for a skill step that is already over does nothing); on the panel of a game played on
+        the page they point at and take legal actions as for every board game."""
         if state.phase is Phase.OVER or state.phase is Phase.ROLL_OFF:
             self._skill_taken = False
             return super().button(state, button, long=long)
@@ -327,9 +331,13 @@ class PyradiceTable(TableAdapter):
             self._skill_taken = False
             return ButtonChoice(said="the skill seen on the table was taken: the next player's turn")
         self._skill_taken = False
+        if self._camera and not long:
+            return ButtonChoice(said="take a die from the quarry and place it: the camera reads it")
         return super().button(state, button, long=long)
 
     def button_meanings(self, state: Any) -> dict[str, str]:
+        if state.phase in (Phase.TAKE, Phase.PLACE) and self._camera:
+            return {"undo": "take back the last action"}
         if state.phase is not Phase.SKILL:
             return super().button_meanings(state)
         out = {"undo": "take back the last action"}
