@@ -119,3 +119,14 @@ def test_a_bad_table_section_is_a_clear_message() -> None:
         adapter_for(GAME).frame_reader({"players": "many"})
     with pytest.raises(SessionError, match="nothing of the table was read"):
         adapter_for(GAME).observe([Die(3, "white")], moved=False)
+
+
+def test_at_a_camera_table_the_buttons_make_no_take(recorded: Path) -> None:
+    """A CONFIRM meant for a skill step that is already over must not take a die: takes come from the camera."""
+    table = adapter_for(GAME)
+    frame = json.loads((recorded / "recording.json").read_text())["frames"][0]
+    state = GAME.apply(GAME.initial_state(["Anna", "Ben"], seed=4242), GAME.parse_action("roll-off 6 1"))
+    assert table.button(state, "confirm", long=False).action is not None  # a game played on the page
+    table.explain(state, table.observe(table.truth_readings(frame["truth"]), moved=False))
+    choice = table.button(state, "confirm", long=False)
+    assert choice.action is None and "camera" in (choice.said or "")
