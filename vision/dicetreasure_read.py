@@ -939,9 +939,13 @@ class DiceTreasureReader:
                 continue
             dice = read_space_dice(frame, self.deck.card(identity.card), reading, image, self.recognizer)
             cards.append(CardOnTable(reading, identity, dice))
-            # Kept for reuse, doubts too: the same picture read again gives the same reading (the players are
-            # asked instead); any change on the spot reads it afresh.
-            self._glances[key] = (glances[key], (spot_problems, cards[-1]))
+            # Kept for reuse once the card is identified surely, doubtful spaces too: the same picture read again
+            # gives the same dice (the players are asked instead); any change on the spot reads it afresh. A card
+            # identified doubtfully is read again: what the game knows (``among``) may settle it next time.
+            if identity.confidence >= SURE:
+                self._glances[key] = (glances[key], (spot_problems, cards[-1]))
+            else:
+                self._glances.pop(key, None)
         self.recognizer.detector = self.detector
         cards.sort(key=lambda c: (c.reading.zone, c.reading.spot))
         return TableReading(tuple(cards), loose_dice, tuple(problems))

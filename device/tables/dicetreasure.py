@@ -70,6 +70,7 @@ class SpotReading:
     dice: tuple[Die | None, ...] = ()
     why: tuple[str, ...] = ()
     centres: tuple[tuple[float, float], ...] = ()
+    #: Identified doubtfully: the card it could also be ("" when sure; "?" when the reader names none).
     doubt: str = ""
 
 
@@ -105,7 +106,7 @@ def snapshot_of(reading: Any) -> Snapshot:
         r, identity = item.reading, item.identity
         doubt = ""
         if identity.card is not None and identity.confidence < SURE:
-            doubt = f"looks like {identity.card} but could be {identity.runner_up}"
+            doubt = str(identity.runner_up or "?")
         spots.append(SpotReading(r.zone, r.spot, identity.card, tuple(d.die for d in item.dice),
                                  tuple(d.why if d.unsure else "" for d in item.dice),
                                  tuple(d.centre_px for d in item.dice), doubt))
@@ -151,6 +152,8 @@ class CardsView:
     unsure_zones: tuple[str, ...] = ()
     #: Every loose zone's dice as read, sure or not (a second opinion the game can confirm).
     read: Mapping[str, tuple[Die, ...]] = field(default_factory=dict)
+    #: Cards identified doubtfully: card id -> (where it lies, the card it could also be, "?" for none named).
+    doubtful_cards: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -358,8 +361,9 @@ class DiceTreasureTable(TableAdapter):
                                        "press CONFIRM to go on without",))
         targets = {c.card.id for c in target_cards(state)}
         view, settled = _settle(state, seen, targets)
-        if view.problems and not view.confirmed:
-            return Explained(problems=view.problems)
+        card_doubts = [] if view.confirmed else _card_doubts(state, view)
+        if (view.problems or card_doubts) and not view.confirmed:
+            return Explained(problems=(*view.problems, *card_doubts))
         doubts = view.doubts(settled)
         strangers = [p for p in _changed_elsewhere(state, view, targets) if "was it dealt?" not in p]
         if strangers and not doubts:
@@ -522,6 +526,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
     problems: list[str] = []
     mats: dict[int, list[str]] = {}
     loose: dict[str, ZoneReading] = {}
+    doubtful: dict[str, tuple[str, str]] = {}
     for snapshot in readings:
         # A card spot's own reading doubts (coins that do not go with the spaces...) are in its identification's
         # confidence already; what is left is about the table (a mat not found, a zone covered).
@@ -532,7 +537,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                 problems.append(f"{where}: not a card of the enrolled deck; show it to the camera or enrol it")
                 continue
             if spot.doubt:
-                problems.append(f"{where}: {spot.doubt}: straighten it or press CONFIRM")
+                doubtful[spot.card] = (where, spot.doubt)
             if spot.card in cards:
                 problems.append(f"card {spot.card} is seen twice ({where} too)")
                 continue
@@ -553,7 +558,26 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      tray=tray.dice if tray is not None and tray.sure else None,
                      common=common.dice if common is not None and common.sure else None,
                      unsure_zones=tuple(z for z, r in loose.items() if not r.sure),
-                     read={z: r.dice for z, r in loose.items()})
+                     read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful)
+
+
+def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
+    """The cards identified doubtfully that the game does not settle. A card the game has in play (or claimed)
+    stays where it was dealt all round, so a doubt between it and a card that cannot be on the table now (not in
+    the draw pile, not in play) is no doubt; while cards are dealt, a doubt between two cards of the draw pile
+    is asked."""
+    present = set(in_play(state)) | {c.id for p in state.players for c in p.claimed}
+    dealable = {c.id for c in state.draw_pile} if state.phase in (Phase.DEAL, Phase.SOLO_DEAL) else set()
+    if state.phase in (Phase.DEAL, Phase.SOLO_DEAL) and len(state.draw_pile) < state.cards_per_round:
+        dealable |= {c.id for c in state.discards}
+    out = []
+    for card, (where, other) in view.doubtful_cards.items():
+        possible = present | dealable
+        if card in possible and other not in possible:
+            continue
+        named = "another card" if other == "?" else other
+        out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")
+    return out
 
 
 def _until_offer(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any, ...]:
