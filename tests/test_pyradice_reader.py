@@ -7,8 +7,8 @@ turn into the engine's actions, asking (never guessing) where the reading is in 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 import random
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -215,3 +215,26 @@ def test_the_table_is_read_from_the_camera() -> None:
     with pytest.raises(SessionError, match="nothing of the table was read"):
         table.observe([], moved=True)
     assert isinstance(table.observe([_reading_of(seeded_state(1, 2, 2))], moved=False), TableSeen)
+
+
+def test_a_reading_the_players_overrode_is_not_asked_about_again() -> None:
+    """A die on another board read otherwise than the game has it is asked about ("bumped?"); when the players
+    move the game on past the question (on the page), that reading is in doubt from then on, not asked again."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    before = seeded_state(43, 2, 8)
+    bumped = _reading_of(before)
+    other = before.turn ^ 1
+    board = bumped.boards[other]
+    first = next(s for s in board.slots if s.occupied)
+    assert first.die is not None
+    wrong = replace(first, die=replace(first.die, value=first.die.value % 6 + 1))
+    boards = list(bumped.boards)
+    boards[other] = replace(board, slots=tuple(wrong if s.slot == first.slot else s for s in board.slots))
+    seen = table.observe([replace(bumped, boards=tuple(boards))], moved=True)
+    assert any("bumped?" in p for p in table.explain(before, seen).problems)
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    moved_on = game.apply(before, take)  # the players answered on the page
+    assert not any("bumped?" in p for p in table.explain(moved_on, seen).problems)
+    later = table.observe([replace(bumped, boards=tuple(boards))], moved=True)  # the same misread, a new frame
+    assert not any("bumped?" in p for p in table.explain(moved_on, later).problems)

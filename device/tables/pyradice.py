@@ -103,6 +103,10 @@ class PyradiceTable(TableAdapter):
         #: The table is read from the camera (a reading was explained): takes and placements come from it, so
         #: the buttons never make one (a CONFIRM meant for the skill step must not take a die).
         self._camera = False
+        #: Readings the players overrode: the game was moved on (an answer, a page action) while a reading that
+        #: contradicted it was pending, so (seat, slot) -> what was read there is in doubt from then on.
+        self._overridden: dict[tuple[int, Slot], Die | None] = {}
+        self._pending: tuple[Any, Any] | None = None  # (the reading, the state) of the last question asked
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -174,6 +178,30 @@ class PyradiceTable(TableAdapter):
         if not isinstance(seen, TableSeen):
             return Explained(problems=("nothing read of the pyramid boards",))
         self._camera = True
+        if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
+            self._overrule(state, seen.reading)
+        result = self._explain_seen(state, seen)
+        self._pending = (seen, state) if result.problems else None
+        return result
+
+    def _overrule(self, state: PyradiceState, reading: Any) -> None:
+        """The players moved the game on past a question about ``reading``: every slot it read sure that the game
+        now has another die on (or a die where it read none) is a reading they overrode."""
+        for board in reading.boards:
+            if not board.seen or board.seat > len(state.players):
+                continue
+            pyramid = state.players[board.seat - 1].pyramid
+            for s in board.slots:
+                read = s.die.die if s.occupied and s.die is not None else None
+                # Only where the game has a die: a die read where the game has none yet may be the one in hand.
+                if not s.unsure and pyramid.get(s.slot) is not None and read != pyramid.get(s.slot):
+                    self._overridden[(board.seat, s.slot)] = read
+
+    def _overrode(self, seat: int, slot: Slot, read: Die | None) -> bool:
+        key = (seat, slot)
+        return key in self._overridden and self._overridden[key] == read
+
+    def _explain_seen(self, state: PyradiceState, seen: TableSeen) -> Explained:
         built = self.observation(state, seen)
         if isinstance(built, Explained):
             return built
@@ -243,9 +271,10 @@ class PyradiceTable(TableAdapter):
                 if fixed[k] is not None:
                     pyramid[s.slot] = fixed[k]  # type: ignore[assignment]
                 continue
-            if s.unsure and not seen.confirmed:
+            read_here = s.die.die if s.occupied and s.die is not None else None
+            if (s.unsure or self._overrode(seat, s.slot, read_here)) and not seen.confirmed:
                 unsure.add(s.slot)
-                as_read[s.slot] = s.die.die if s.occupied and s.die is not None else None
+                as_read[s.slot] = read_here
                 doubts.append(f"{_slot_words(s.slot)} is hard to read: correct it or press CONFIRM")
                 continue
             if s.occupied and s.die is not None:
@@ -260,7 +289,9 @@ class PyradiceTable(TableAdapter):
                 if k in fixed:
                     read[s.slot] = fixed[k]
                 elif not s.unsure:
-                    read[s.slot] = s.die.die if s.occupied and s.die is not None else None
+                    now = s.die.die if s.occupied and s.die is not None else None
+                    if not self._overrode(other.seat, s.slot, now):
+                        read[s.slot] = now
             problems.extend(board_changes(state.players[other.seat - 1], read))
         quarry, quarry_unsure, quarry_doubts = self._quarry(reading, fixed, index, seen.confirmed)
         # Doubtful quarry tops are left out of ``as_read``: whether a die is there is what the view cannot tell
