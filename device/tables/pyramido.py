@@ -570,8 +570,9 @@ class PyramidoTable(TableAdapter):
         sp = ex.spaces[head.target - 1]
         have = s.spaces[head.target - 1].gems
         if not sp.gems_sure:
-            return None, (f"the gems drawn into gem area {head.target} are hard to count: enter them on the "
-                          "page",), False
+            left = sum(1 for p in s.pending if p == head)
+            return None, (f"the {left} gem{'s' if left > 1 else ''} still to draw into gem area {head.target} "
+                          "are hard to count: enter them on the page",), False
         for c in COLOURS:
             if sp.gems[c.index] > have[c.index] and s.bag[c.index]:
                 return Draw(Gem.of(c)), (), False
