@@ -1,0 +1,148 @@
+"""``companion bench pyradice-table``: reading a Pyradice table from a 1280x960 frame, and a settled table to
+the page's event.
+
+Tables are rendered by the lab (:mod:`vision.pyradice_render`, seeds 9400-9402, 2 players, 10, 20 and 30 dice
+placed, no hand): two boards and the quarry. Figures, median over the frames and ``--repeat`` runs each:
+
+- *read*: :meth:`vision.pyradice_read.PyradiceReader.read` with the zones kept (:class:`ZoneTracker`, as the
+  device runs) and the game's belief of the quarry, on one core (the process pinned to one CPU, OpenCV and ONNX
+  Runtime with one thread) and on all cores; *locate* adds a full registration;
+- *settled to page*: :meth:`device.session.GameSession.on_settled` with the truth's reading of the table after
+  a turn (the adapter's observation, the engine's explanation, the event log's write, the hub's event): the
+  device's part after the stability filter settles;
+- the process's peak memory (resident set) after all of it.
+
+Targets (issue 22): read under 60 ms on one core; settled to page under 200 ms; memory under 250 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+SEEDS = (9400, 9401, 9402)
+PLACED = (10, 20, 30)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
+    del parser
+
+
+def _pin(cpus: set[int]) -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus)
+
+
+def tables() -> list[tuple[Any, dict[Any, Any]]]:
+    """(rendered frame, the game's belief of the quarry one placement earlier) for each benchmark table."""
+    from vision.pyradice_render import random_table_style, render_table, seeded_state
+
+    out = []
+    for seed, placed in zip(SEEDS, PLACED, strict=True):
+        rng = np.random.default_rng([seed, 2, placed])
+        state = seeded_state(seed, 2, placed)
+        frame = render_table(state, rng, (1280, 960), style=random_table_style(rng, hand=0.0))
+        out.append((frame, dict(seeded_state(seed, 2, placed - 1).quarry.dice)))
+    return out
+
+
+def _median_ms(samples: list[float]) -> float:
+    return 1000 * float(np.median(samples)) if samples else float("nan")
+
+
+def read_times(frames: list[tuple[Any, dict[Any, Any]]], threads: int, repeat: int) -> tuple[float, float, float]:
+    """(median wall ms of a read with kept zones, its median CPU ms, median wall ms of locate + read). CPU time
+    says what the read costs on a shared machine, where wall time also counts the other processes' turns."""
+    from vision.pyradice_read import PyradiceReader
+    from vision.registration import MarkerFinder, ZoneTracker, locate
+
+    reader = PyradiceReader(2, threads=threads)
+    finder = MarkerFinder()
+    kept: list[float] = []
+    cpu: list[float] = []
+    full: list[float] = []
+    for frame, prior in frames:
+        tracker = ZoneTracker("pyradice", 2, refit_every=10**9, finder=finder)
+        tracker.update(frame.image)
+        reader.read(frame.image, tracker.update(frame.image), prior)  # the lattice is kept per seat
+        for _ in range(repeat):
+            t0, c0 = time.perf_counter(), time.process_time()
+            reader.read(frame.image, tracker.update(frame.image), prior)
+            kept.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+            t0 = time.perf_counter()
+            reader.read(frame.image, locate(frame.image, "pyradice", 2, finder), prior)
+            full.append(time.perf_counter() - t0)
+    return _median_ms(kept), _median_ms(cpu), _median_ms(full)
+
+
+def settle_times(repeat: int) -> float:
+    """Median ms of the session's work for a settled table (truth readings of one turn after another)."""
+    from device.eventlog import EventLog
+    from device.hub import Hub
+    from device.record_pyradice import play, truth_json
+    from device.session import GameSession
+    from device.tables import adapter_for
+    from engine.game import find_game
+    from vision.pyradice_render import render_table
+
+    game = find_game("pyradice")
+    start, actions = play(9403, 2)
+    samples: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, EventLog(Path(tmp) / "events.sqlite3") as log:
+        session = GameSession(log, Hub())
+        session.new_game(["Anna", "Ben"], {}, game="pyradice", mode="camera", seed=9403)
+        adapter = adapter_for(game)
+        state = start
+        k = 0
+        while k < len(actions) and len(samples) < max(repeat, 3) * 3:
+            action = actions[k]
+            if action.kind in ("roll-off", "skill", "pass"):
+                session.apply_text(game.action_text(action), "page")
+                state = game.apply(state, action)
+                k += 1
+                continue
+            # take and place: what the camera sees after both
+            after = game.apply(game.apply(state, actions[k]), actions[k + 1])
+            drawn = render_table(after, np.random.default_rng(k), (320, 240))
+            readings = adapter.truth_readings(truth_json(drawn.truth))
+            t0 = time.perf_counter()
+            session.on_settled(readings, True)
+            samples.append(time.perf_counter() - t0)
+            state = after
+            k += 2
+            if len(session.history) != k:  # the table did not explain the turn: stop measuring
+                break
+    return _median_ms(samples)
+
+
+def run(args: argparse.Namespace) -> int:
+    repeat = int(getattr(args, "repeat", 5) or 5)
+    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    frames = tables()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"pyradice-table bench (load average {load:.1f}): 2 players, 1280x960 frames of seeds {SEEDS[0]}-{SEEDS[-1]} "
+          f"({', '.join(map(str, PLACED))} dice placed); median of {repeat} runs a frame; {len(all_cpus)} CPUs")
+    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
+        _pin(cpus)
+        cv2.setNumThreads(threads)
+        try:
+            kept, cpu, full = read_times(frames, threads, repeat)
+            print(f"  {label:9s} read {kept:7.1f} ms wall, {cpu:7.1f} ms CPU (zones kept); locate and read "
+                  f"{full:7.1f} ms wall  (target 60 ms)")
+        finally:
+            _pin(all_cpus)
+            cv2.setNumThreads(len(all_cpus))
+    settle = settle_times(repeat)
+    print(f"  settled table to the page's event {settle:7.1f} ms (truth readings; target 200 ms)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak memory of this process {peak:.0f} MB (target 250 MB for the running companion)")
+    return 0
