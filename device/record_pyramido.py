@@ -30,6 +30,7 @@ import numpy as np
 
 from device.recording import FORMAT
 from device.session import game_record_json
+from engine.errors import GameError
 from engine.game import find_game
 
 FPS = 5.0
@@ -138,7 +139,14 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
                     draw = game.random_chance(probe, rng)
                     drawn.append(draw)
                     probe = game.apply(probe, draw)
-                for draw in sorted(drawn, key=lambda d: d.gem.index):
+                ordered = sorted(drawn, key=lambda d: d.gem.index)
+                try:
+                    probe = state
+                    for draw in ordered:
+                        probe = game.apply(probe, draw)
+                except GameError:  # the bag ran out and was refilled from the discards between the draws
+                    ordered = drawn
+                for draw in ordered:
                     act(draw)
             else:
                 act(game.random_chance(state, rng))
