@@ -478,7 +478,8 @@ def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], see
 
 
 def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> bool:
-    """Whether a reading in doubt (of the mover's board or the quarry) reads otherwise than the game has it."""
+    """Whether a reading in doubt (of the mover's board, reserve or the quarry) reads otherwise than the game has
+    it."""
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
     if board is not None:
@@ -487,6 +488,11 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
                 read = s.die.die if s.occupied and s.die is not None else None
                 if (read is None) != (mine.get(s.slot) is None) or (read is not None and read != mine.get(s.slot)):
                     return True
+    r = reading.reserve(state.turn + 1)
+    if r is not None and r.seen and r.unsure and not seen.reserve_seen:
+        read = r.die.die if r.occupied and r.die is not None else None
+        if (read is None) != (state.mover.reserve is None):  # a die on the reserve spot, or gone from it (B3)
+            return True
     q = state.quarry
     for p in reading.quarry.positions:
         if p.position in seen.quarry_unsure:
