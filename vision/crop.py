@@ -50,8 +50,10 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
         )
     if image.size == 0:
         raise ImageInputError("expected an image, got an empty array")
-    if image.dtype == np.bool_ or not np.issubdtype(image.dtype, np.number) or np.issubdtype(
-        image.dtype, np.complexfloating
+    if (
+        image.dtype == np.bool_
+        or not np.issubdtype(image.dtype, np.number)
+        or np.issubdtype(image.dtype, np.complexfloating)
     ):
         raise ImageInputError(f"expected a numeric image, got dtype {image.dtype}")
     if image.dtype == np.uint16:
