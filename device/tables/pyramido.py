@@ -531,10 +531,12 @@ class PyramidoTable(TableAdapter):
             actions.append(action)
             if not guess:
                 firm = len(actions)
-        if seen.exploration is not None and not problems:
-            at = state
-            for a in actions[:firm]:
-                at = game.apply(at, a)
+        at = state
+        for a in actions[:firm]:
+            at = game.apply(at, a)
+        # How the spaces look is remembered only at rest, a turn begun and nothing taken yet: while a turn is under
+        # way the table may already show a step not explained yet (a flip), which must not pass for the old look.
+        if seen.exploration is not None and not problems and at.phase is Phase.TAKE and not at.pending:
             for i, sp in enumerate(seen.exploration.spaces):
                 self.looks[_space_key(at, i)] = sp.look()
                 self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure)
@@ -706,26 +708,29 @@ class PyramidoTable(TableAdapter):
                 # printed darker; one reader's bias on a pile is the same in both), or, not seen as a back before,
                 # lighter than backs are.
                 before = self.looks.get(("light", *_space_key(s, i)))
-                lighter = sp.lightness - before[0] >= FLIP_LIGHTER if before is not None else sp.looks_face_up
-                score = (2 + sp.shows(top)) if sp.coloured_as(top) and lighter else 0
+                if not sp.coloured_as(top):
+                    score = 0
+                elif before is not None:
+                    score = (2 + sp.shows(top)) if sp.lightness - before[0] >= FLIP_LIGHTER else 0
+                else:  # not seen as a back before: its face read exactly, or (weakly) lighter than backs are
+                    score = 3 if sp.shows(top) else int(sp.looks_face_up)
             if score:
                 flipped.append((score, i + 1))
         if not flipped:
-            # Nothing read surely turned up: a pile not seen as a back before (the one just taken from) whose
-            # colours are its top's, when it looks face up or the domino is already placed (so it was flipped).
+            # Nothing read turned up. Once the domino is placed the flip has been made: ask which pile (telling it
+            # by elimination is not safe: a back can read as light as a face).
             seat = s.order[s.turn]
             view = seen.of(seat)
             placed = view is not None and not _unchanged(view, s.explorers[seat].pyramid)
-            left = [i for i, space in enumerate(s.spaces) if space.face_up is None and space.face_down
-                    and (top := known_top(s, i + 1)) is not None and self._changed(s, i, ex.spaces[i]) is not False
-                    and ex.spaces[i].coloured_as(top)]
-            if len(left) == 1 and (ex.spaces[left[0]].face_up or placed):
-                return Flip(left[0] + 1), ()
             if placed:
                 return None, ("the domino is placed but which pile was turned up is not seen: choose the pile on the "
                               "page",)
             return None, ()
         best = max(f[0] for f in flipped)
+        if best == 1 and any(self._changed(s, i, ex.spaces[i]) for i, space in enumerate(s.spaces)
+                             if space.face_up is None and space.face_down and (best, i + 1) not in flipped):
+            # Only a weak sign on a pile not seen before, while another pile's look changed: ask.
+            return None, ("which pile was turned up is not clear: choose it on the page",)
         flipped = [f for f in flipped if f[0] == best]
         if len(flipped) > 1:
             return None, (f"piles {' and '.join(str(f[1]) for f in flipped)} all look turned up: which one was "
