@@ -224,6 +224,12 @@ class PyradiceTable(TableAdapter):
         except GameError as exc:
             return Explained(problems=(str(exc),))
         actions = found.actions
+        # No skill is a player's decision (NEXT, CONFIRM or the page), never read from the table: a skill whose
+        # change was missed would look the same as none.
+        while actions and isinstance(actions[-1], Pass):
+            actions = actions[:-1]
+        if not actions:
+            return Explained(problems=tuple(doubts)) if doubts and not confirmed else Explained()
         if not confirmed and seen.unsure_slots and not _as_read_agrees(self.game, state, actions, seen):
             # A doubtful slot reads otherwise than the turn found: something else may have happened there (a
             # skill on that die, with another die misread): asked, not guessed.
