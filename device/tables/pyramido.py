@@ -631,6 +631,14 @@ class PyramidoTable(TableAdapter):
             return None, (f"the face-up dominoes of spaces {' and '.join(str(i + 1) for i in gone)} are not seen "
                           "where they lay: which one was taken? (or correct the reading)",)
         i = gone[0]
+        seat = s.order[s.turn]
+        view = seen.of(seat)
+        if view is not None and not _unchanged(view, s.explorers[seat].pyramid) and i not in \
+                self._taken_by_placement(s, seen, [i]):
+            # The pyramid already shows a domino placed, and not this one: the table is ahead of the record (a turn
+            # not followed), so nothing is taken from it until the players say what happened.
+            return None, (f"player {seat + 1}'s pyramid does not show the domino of space {i + 1} placed: the table "
+                          "has moved on; enter what was taken on the page",)
         space, sp = s.spaces[i], ex.spaces[i]
         have = space.gems
         gem: Gem | None
