@@ -19,6 +19,7 @@ active player may claim (offered, so that nobody loses it by not typing a claim)
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -403,6 +404,9 @@ class DiceTreasureTable(TableAdapter):
                 explanation = Explanation(relaxed_actions, state)
                 actions = (_until_roll(state, explanation.actions, view.read.get("tray", ())) if "tray" in unsure
                            else explanation.actions)
+                if doubts:
+                    # A die gone from the tray may be on a space read in doubt: no end of the turn on that.
+                    actions = tuple(itertools.takewhile(lambda a: not isinstance(a, (EndTurn, Roll)), actions))
                 if actions or not doubts:
                     return explained_by(self.game, state, _until_offer(state, actions))
         asked = doubts or strangers
@@ -566,14 +570,13 @@ def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
     stays where it was dealt all round, so a doubt between it and a card that cannot be on the table now (not in
     the draw pile, not in play) is no doubt; while cards are dealt, a doubt between two cards of the draw pile
     is asked."""
+    dealing = state.phase in (Phase.DEAL, Phase.SOLO_DEAL, Phase.BONUS)
     present = set(in_play(state)) | {c.id for p in state.players for c in p.claimed}
-    dealable = {c.id for c in state.draw_pile} if state.phase in (Phase.DEAL, Phase.SOLO_DEAL) else set()
-    if state.phase in (Phase.DEAL, Phase.SOLO_DEAL) and len(state.draw_pile) < state.cards_per_round:
-        dealable |= {c.id for c in state.discards}
     out = []
     for card, (where, other) in view.doubtful_cards.items():
-        possible = present | dealable
-        if card in possible and other not in possible:
+        # While cards are dealt any card may lie on the table (last round's, claimed ones not yet put away):
+        # only a sure identification deals a card.
+        if not dealing and card in present and other not in present:
             continue
         named = "another card" if other == "?" else other
         out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")

@@ -393,7 +393,7 @@ def _explain_turn(state: DiceTreasureState, seen: TableSeen, depth: int) -> Expl
     mine = _mine(state, seen)
     options = explain_placements(state, mine) if mine else [Explanation((), state)]
     tray = seen.tray
-    reserve = seen.reserves.get(state.active) if seen.reserves is not None else None
+    reserve = _keep(state, seen, state)  # sorted as a keep is named
     fits: list[Explanation] = []
     for option in options:
         now = option.state
