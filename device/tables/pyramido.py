@@ -720,8 +720,8 @@ class PyramidoTable(TableAdapter):
                     score = 0
                 elif before is not None:
                     score = (2 + sp.shows(top)) if sp.lightness - before[0] >= FLIP_LIGHTER else 0
-                else:  # not seen as a back before: its face read exactly, or (weakly) lighter than backs are
-                    score = 3 if sp.shows(top) else int(sp.looks_face_up)
+                else:  # not seen as a back before: its face read exactly (a back's dots can read so too), or lighter
+                    score = 2 if sp.shows(top) else int(sp.looks_face_up)
             if score:
                 flipped.append((score, i + 1))
         if not flipped:
@@ -734,12 +734,30 @@ class PyramidoTable(TableAdapter):
                 return None, ("the domino is placed but which pile was turned up is not seen: choose the pile on the "
                               "page",)
             return None, ()
+        moved_on = [i + 1 for i, space in enumerate(s.spaces) if space.face_up is not None
+                    and ex.spaces[i].colours and not ex.spaces[i].coloured_as(space.face_up)]
+        if moved_on:
+            # A face-up domino the record still has is not seen: the table is ahead of the record (a turn not
+            # followed), and a pile turned up since may be another turn's.
+            return None, (f"the face-up domino{'s' if len(moved_on) > 1 else ''} of space "
+                          f"{' and '.join(map(str, moved_on))} {'are' if len(moved_on) > 1 else 'is'} not seen: the "
+                          "table has moved on; enter the pile turned up on the page",)
+        seat = s.order[s.turn]
+        view = seen.of(seat)
+        if view is not None and not _unchanged(view, s.explorers[seat].pyramid) and \
+                not self._explain_view(replace(s, phase=Phase.PLACE), view).actions:
+            # The pyramid shows a domino placed that is not the one in hand: the table is ahead of the record.
+            return None, (f"player {seat + 1}'s pyramid does not show the domino in hand placed: the table has moved "
+                          "on; enter the pile turned up on the page",)
         best = max(f[0] for f in flipped)
         if best == 1 and any(self._changed(s, i, ex.spaces[i]) for i, space in enumerate(s.spaces)
                              if space.face_up is None and space.face_down and (best, i + 1) not in flipped):
             # Only a weak sign on a pile not seen before, while another pile's look changed: ask.
             return None, ("which pile was turned up is not clear: choose it on the page",)
-        flipped = [f for f in flipped if f[0] == best]
+        # Without an exact reading, two piles that both look turned up (the Legend's reveal, a turn ahead) are asked
+        # about, whichever looks more so.
+        least = best if best >= 3 else 1
+        flipped = [f for f in flipped if f[0] >= least]
         if len(flipped) > 1:
             return None, (f"piles {' and '.join(str(f[1]) for f in flipped)} all look turned up: which one was "
                           "flipped?",)
