@@ -179,11 +179,18 @@ def test_catalog_comes_from_the_engine(client: FlaskClient) -> None:
         assert entry["title"] == game.title and entry["players"] == [game.min_players, game.max_players]
         assert entry["options"] == {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc}
                                     for o in game.options}
-    assert {g["name"]: g["live"] for g in games} == {
-        "pasa": "camera", "pyradice": "offline", "pyramido": "offline", "dicetreasure": "offline"}
+    from device.tables import adapter_class
+
+    assert {g["name"]: g["live"] for g in games} == {name: adapter_class(name).live for name in GAME_MODULES}
+    assert {g["name"]: g["live"] for g in games}["pasa"] == "camera"
 
 
-def test_set_up_refusals_name_the_field_and_write_nothing(client: FlaskClient, session: GameSession) -> None:
+def test_set_up_refusals_name_the_field_and_write_nothing(client: FlaskClient, session: GameSession,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from device.tables import adapter_class
+
+    monkeypatch.setattr(adapter_class("pyradice"), "live", "offline")  # a game the camera cannot read
+    monkeypatch.setattr(session, "_catalog", None)
     pair(client, session)
     before = session.log.game_ids()
     for body, field in (({"game": "pyradice", "players": ["Anna", "Ben"], "mode": "camera"}, "mode"),
@@ -210,7 +217,7 @@ def test_a_board_game_is_set_up_and_played_on_the_page(client: FlaskClient, sess
     assert legal["chance"] is None and legal["legal"] and {"text", "label", "group"} <= set(legal["legal"][0])
     assert post(client, "/api/action", {"text": legal["legal"][0]["text"]}).status_code == 200
     state = client.get("/api/state").get_json()["game"]
-    assert state["name"] == "pyradice" and state["action_count"] == 2 and state["live"]["kind"] == "generic"
+    assert state["name"] == "pyradice" and state["action_count"] == 2 and state["live"]["kind"] == "pyradice"
     assert state["actions"][-1]["words"]
     again = GameSession(EventLog(session.log.path), Hub())
     assert again.resume() and again.state == session.state
