@@ -207,6 +207,8 @@ class DiceTreasureTable(TableAdapter):
         #: The cards the reader identifies among: those the game has in play or claimed, once the round's cards
         #: are dealt (None: the whole deck, while cards are being dealt).
         self._among: tuple[str, ...] | None = None
+        self._base_round: int | None = None
+        self._claimed_before: frozenset[str] = frozenset()
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -343,9 +345,12 @@ class DiceTreasureTable(TableAdapter):
                 state = self.game.apply(state, action)
         except GameError:
             return
+        claimed = {c.id for p in state.players for c in p.claimed}
+        if state.round != self._base_round:
+            # Cards claimed in earlier rounds are off the table: only this round's may still lie there.
+            self._base_round, self._claimed_before = state.round, frozenset(claimed)
         if state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL):
-            claimed = [c.id for p in state.players for c in p.claimed]
-            self._among = (*in_play(state), *claimed)
+            self._among = (*in_play(state), *sorted(claimed - self._claimed_before))
         else:
             self._among = None
 
