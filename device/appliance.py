@@ -184,10 +184,10 @@ class Pipeline:
                 self.answers += 1
                 self.session.on_settled(table_order(truth), self.session.table.moved, origin="players")
             return
-        # A turn is a few actions at most (take, place, a skill); the players answer again only while each
-        # answer leads the device to a new question (the same question again: the reading itself is wrong,
-        # and the next still table is read afresh).
-        for _ in range(4):
+        # A turn is several actions (take, gems drawn, a flip, a reveal, the placement, a skill); the players
+        # answer again only while each answer leads the device to a new question (the same question again: the
+        # reading itself is wrong, and the next still table is read afresh).
+        for _ in range(8):
             done = len(self.session.history)
             if done >= len(self.expected_actions):
                 return
