@@ -964,7 +964,10 @@ class DiceTreasureReader:
             mine = {(flip, c.id): _match(ways[flip], c, frozenset()) for flip in ways for c in deck_cards}
             scores.append(mine)
             known = self.known.get(key)
-            if known is not None and known[1] == reading.background and known[0] not in taken:
+            # A spot keeps its card only while that card may be there (a new card of the same background laid on
+            # the spot, the solo game's new cards, is another card: the caller's ``among`` says which may).
+            if (known is not None and known[1] == reading.background and known[0] not in taken
+                    and any(c.id == known[0] for c in deck_cards)):
                 if reading.orientation_confidence >= SURE:
                     flip = mine.get((True, known[0]), 0.0) > mine.get((False, known[0]), 0.0) + 0.1
                 else:  # which way up is unclear now: the way the card lay when it was seen clearly
