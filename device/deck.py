@@ -22,6 +22,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +178,7 @@ def recording_stills(path: Path) -> Iterator[np.ndarray]:
             continue
         # A reading is one number naming the picture's content (the filter only needs "same or not").
         content: tuple[Any, ...] = (int(image[::16, ::16].sum()),)
-        result = still.step(image, read=lambda: content)
+        result = still.step(image, read=partial(tuple, content))
         if result.settled is not None and frame.file != last:
             last = frame.file
             yield image
