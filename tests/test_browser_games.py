@@ -259,7 +259,11 @@ def test_set_up_mistakes_are_shown_by_their_field(appliance: tuple[Appliance, st
     for option, spec in catalog["pyradice"]["options"].items():
         assert page.input_value(f"#setup-option-{option}") == spec["default"]
         assert page.inner_text(f"#setup-option-{option}-doc") == spec["doc"]
-    assert page.locator("#setup-mode option").all_inner_texts() == ["offline: enter every move on this page"]
+    # The modes the game can be played in: the camera's only where its adapter reads it.
+    modes = ["offline: enter every move on this page"]
+    if catalog["pyradice"]["live"] == "camera":
+        modes.insert(0, "camera: the device watches the table")
+    assert page.locator("#setup-mode option").all_inner_texts() == modes
     page.fill("#setup-players", "Anna")
     page.click("#setup-start")
     page.wait_for_selector(".errors[data-slot='field-players'] .error", timeout=5000)
