@@ -581,9 +581,7 @@ def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
     for card, (where, other) in view.doubtful_cards.items():
         # While cards are dealt any card may lie on the table (last round's, claimed ones not yet put away):
         # only a sure identification deals a card.
-        if not dealing and card in present and (other not in present or other in view.cards):
-            # The other card cannot be there, or it is seen on another spot: each card is on one spot, and the
-            # reader's assignment of the cards in play to the spots is the best joint one.
+        if not dealing and card in present and other not in present:
             continue
         named = "another card" if other == "?" else other
         out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")
