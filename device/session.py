@@ -335,7 +335,7 @@ class GameSession:
         with self._lock:
             self.apply_text(text, origin)
             if self.table.pending and self.table.seen is not None:
-                self._consider_table(origin)
+                self._consider_table("camera")  # what the reading then explains is the camera's, not the players'
             return self.table.pending
 
     def set_tracking(self, tracking: str) -> None:

@@ -135,6 +135,29 @@ def test_pyramido_explains_the_placement_of_the_domino_in_hand() -> None:
         assert "no change is seen" in table.explain(state, unchanged).problems[0]
 
 
+def test_pyramido_a_placement_hidden_in_cells_read_unsure_is_asked_not_waited_for() -> None:
+    """A domino placed where every cell it changes is read unsure looks like no change at all: the table
+    then asks (naming the placements it could be) instead of waiting silently; sure cells rule it out."""
+    from device.tables.pyramido import PyramidView, SeenCell, _unread_placements
+    from engine.pyramido.game import Place
+    from engine.pyramido.observe import observed
+
+    game = find_game("pyramido")
+    for seed in range(3):
+        state = walk(game, ("Anna", "Ben"), seed, lambda s: any(isinstance(a, Place) for a in game.legal_actions(s))
+                     and len(s.explorers[s.order[s.turn]].pyramid.top_view) >= 8)
+        seat = state.order[state.turn]
+        pyramid = state.explorers[seat].pyramid
+        place = random.Random(seed).choice([a for a in game.legal_actions(state) if isinstance(a, Place)])
+        before, after = observed(pyramid), observed(game.apply(state, place).explorers[seat].pyramid)
+        changed = {c for c in set(before) | set(after) if before.get(c) != after.get(c)}
+        cells = tuple(SeenCell(c, after.get(c), sure=c not in changed) for c in set(before) | set(after))
+        hidden = PyramidView(seat, {c: v for c, v in before.items()}, cells=cells)
+        assert place.placement in _unread_placements(hidden, pyramid, state.holding)
+        plain = PyramidView(seat, dict(before), cells=tuple(SeenCell(c, v) for c, v in before.items()))
+        assert _unread_placements(plain, pyramid, state.holding) == []
+
+
 # --- Dice Treasure --------------------------------------------------------------------------------------
 def test_dicetreasure_explains_dice_placed_on_the_cards() -> None:
     from device.tables.dicetreasure import CardsView

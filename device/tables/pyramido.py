@@ -772,6 +772,13 @@ class PyramidoTable(TableAdapter):
             view = replace(view, confirmed=True)
         pyramid = s.explorers[seat].pyramid
         if _unchanged(view, pyramid):
+            hidden = [] if view.confirmed else _unread_placements(view, pyramid, s.holding)
+            if hidden:
+                # Every change this domino would make lies in cells read unsure: it may be placed there unseen.
+                # Saying nothing would leave the game waiting for ever on a placement the camera cannot read.
+                shown = " or ".join(str(p) for p in hidden[:3]) + (" ..." if len(hidden) > 3 else "")
+                return None, (f"player {seat + 1}'s pyramid is hard to read where {s.holding} could lie ({shown}): "
+                              "if it is placed, correct the cells or choose its placement on the page",)
             return None, ()
         if view.problems and not view.confirmed:
             return None, view.problems
@@ -929,6 +936,25 @@ def _unchanged(view: PyramidView, pyramid: Pyramid) -> bool:
         return not pyramid.placed and not {c for c in shown if c not in unsure}
     expected = observed(pyramid)
     return all(shown.get(c) == expected.get(c) for c in set(shown) | set(expected) if c not in unsure)
+
+
+def _unread_placements(view: PyramidView, pyramid: Pyramid, domino: Domino | None) -> list[Any]:
+    """The legal placements of ``domino`` that would change only cells read unsure (so the camera could not tell
+    them from no placement), on a view that agrees with the record where it is sure."""
+    if domino is None or not view.aligned or not pyramid.placed:
+        return []
+    fixed = {c for c, _ in view.corrections}
+    unsure = {c.cell for c in view.cells if not c.sure and c.cell not in fixed}
+    if not unsure:
+        return []
+    before = observed(pyramid)
+    out = []
+    for placement in legal_placements(pyramid, domino):
+        after = observed(pyramid.place(domino, placement))
+        changed = {c for c in set(after) | set(before) if after.get(c) != before.get(c)}
+        if changed and changed <= unsure:
+            out.append(placement)
+    return out
 
 
 def _gems_words(gems: Sequence[int]) -> str:
