@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import IllegalActionError, InvalidActionError, InvalidStateError
+from engine.errors import AmbiguousActionError, IllegalActionError, InvalidActionError, InvalidStateError
 from engine.pyramido import (
     Area,
     AreaActivation,
@@ -564,8 +564,15 @@ def test_the_camera_explains_random_placements_on_every_stage(seed: int) -> None
     d = generate_deck(seed + 1)[0]
     placement = rng.choice(options)
     after = observed(p.place(d, placement))
-    found = explain_placement(p, d, observed(p), after)
+    try:
+        found = explain_placement(p, d, observed(p), after)
+    except AmbiguousActionError:
+        # Two placements that look the same from above are asked about, never resolved to one of them.
+        alike = [q for q in options if observed(p.place(d, q)) == after]
+        assert placement in alike and len(alike) > 1
+        return
     assert observed(p.place(d, found)) == after
+    assert [q for q in options if observed(p.place(d, q)) == after] == [found]
 
 
 def test_an_area_spanning_three_stages_by_hand() -> None:
