@@ -302,6 +302,19 @@ def ranked_options(ranking: Ranking[A], describe: Callable[[A], tuple[str, str, 
     return tuple(out)
 
 
+def advice_of(ranking: Ranking[A], *, game: Any, state: Any, player: str, decision: str, measure: str, seed: int,
+              budget_s: float, horizon: str, policy: str, note: str) -> Advice:
+    """The ranking as the hint for ``state``: every option in ``game``'s own words (``Game.describe``)."""
+
+    def describe(action: A) -> tuple[str, str, str]:
+        d = game.describe(state, action)
+        return d.text, d.label, d.group
+
+    return Advice(game=game.name, player=player, decision=decision, measure=measure,
+                  options=ranked_options(ranking, describe), rounds=ranking.rounds, elapsed_ms=ranking.elapsed_ms,
+                  seed=seed, budget_s=budget_s, horizon=horizon, policy=policy, note=note)
+
+
 def margin(totals: Sequence[float], seat: int) -> float:
     """``seat``'s total minus the best other total (its own total where it plays alone)."""
     others = [t for i, t in enumerate(totals) if i != seat]
@@ -313,4 +326,5 @@ def no_hint(reason: str) -> str:
     return f"no hint now: {reason}"
 
 
-__all__ = ["Advice", "RankedOption", "Ranking", "Value", "margin", "no_hint", "rank", "ranked_options", "round_rng"]
+__all__ = ["Advice", "RankedOption", "Ranking", "Value", "advice_of", "margin", "no_hint", "rank", "ranked_options",
+           "round_rng"]

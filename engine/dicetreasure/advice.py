@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engine.advice import Advice, Value, margin, rank, ranked_options
+from engine.advice import Advice, Value, advice_of, margin, rank
 from engine.dicetreasure.game import GAME, RESERVE_LIMIT, DiceTreasure, _sorted, target_cards
 from engine.dicetreasure.state import (
     Action,
@@ -169,21 +169,17 @@ def advise(
         width=WIDTH,
     )
 
-    def describe(action: Action) -> tuple[str, str, str]:
-        d = game.describe(state, action)
-        return d.text, d.label, d.group
 
     note = "measured on playouts of the engine's simulator (" + POLICY + "), not on real players; exchanges not ranked"
     if len(legal) > WIDTH:
         note += f"; only the {WIDTH} options with the best static value were played out"
-    return Advice(
-        game="dicetreasure",
+    return advice_of(
+        ranking,
+        game=game,
+        state=state,
         player=state.players[seat].name,
         decision="placements, bonus claims and the dice to keep",
         measure="expected gold" if state.solo else "expected gold margin",
-        options=ranked_options(ranking, describe),
-        rounds=ranking.rounds,
-        elapsed_ms=ranking.elapsed_ms,
         seed=seed,
         budget_s=budget_s,
         horizon="round end",

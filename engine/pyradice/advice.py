@@ -20,7 +20,7 @@ import functools
 import random
 from collections.abc import Callable
 
-from engine.advice import Advice, Value, margin, rank, ranked_options
+from engine.advice import Advice, Value, advice_of, margin, rank
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.game import PyradiceGame, _colour_count, _open_slots
 from engine.pyradice.objectives import outlook, solutions
@@ -183,23 +183,19 @@ def advise(state: PyradiceState, *, seed: int = 0, budget_s: float = 0.3, playou
         width=SKILL_WIDTH if skill else None,
     )
 
-    def describe(action: Action) -> tuple[str, str, str]:
-        d = game.describe(state, action)
-        return d.text, d.label, d.group
 
     decision = {Phase.TAKE: "which die to take", Phase.PLACE: f"where to place {state.hand}",
                 Phase.SKILL: "which skill use (or pass)"}.get(phase, phase.value)
     note = "measured on playouts of the engine's simulator (policy: " + POLICY + "), not on real players"
     if skill and len(legal) > SKILL_WIDTH:
         note += f"; only the {SKILL_WIDTH} uses scoring most at once were played out"
-    return Advice(
-        game="pyradice",
+    return advice_of(
+        ranking,
+        game=game,
+        state=state,
         player=state.players[seat].name,
         decision=decision,
         measure="expected margin",
-        options=ranked_options(ranking, describe),
-        rounds=ranking.rounds,
-        elapsed_ms=ranking.elapsed_ms,
         seed=seed,
         budget_s=budget_s,
         horizon="game end",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engine.advice import Advice, RankedOption, Value, margin, rank, ranked_options
+from engine.advice import Advice, RankedOption, Value, advice_of, margin, rank
 from engine.pyramido.activation import best_activation
 from engine.pyramido.areas import areas
 from engine.pyramido.game import GAME, Pyramido
@@ -168,24 +168,19 @@ def advise(state: PyramidoState, *, seed: int = 0, budget_s: float = 0.3, playou
         width=WIDTH if placing else None,
     )
 
-    def describe(action: PyramidoAction) -> tuple[str, str, str]:
-        d = game.describe(state, action)
-        return d.text, d.label, d.group
-
     note = "measured on playouts of the engine's simulator (" + POLICY + "), not on real players"
     if placing and len(legal) > WIDTH:
         note += (f"; only the {WIDTH} placements whose pyramid would score most now were played out, the rest are"
                  " ranked by that static value")
     decision = f"where to place {state.holding}" if placing else "which domino to take"
     assert all(isinstance(a, (Place, Take)) for a in legal)
-    return Advice(
-        game="pyramido",
+    return advice_of(
+        ranking,
+        game=game,
+        state=state,
         player=state.explorers[seat].name,
         decision=decision,
         measure="expected margin",
-        options=ranked_options(ranking, describe),
-        rounds=ranking.rounds,
-        elapsed_ms=ranking.elapsed_ms,
         seed=seed,
         budget_s=budget_s,
         horizon="stage end",
