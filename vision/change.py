@@ -1,0 +1,163 @@
+"""What changed on a settled table since the table the game last agreed with.
+
+The board games' readers see the same settled table over and over, and between two settled tables a turn
+changes only a few places: one quarry position and one slot, a domino's cells, the dice on a card. A reader that
+reads every place afresh each time doubts about all of them each time, and pays for all of them; one that knows
+which places did not change can keep the game's belief there (sure: the table is as it was when the game agreed
+with it) and read only the rest.
+
+`ChangeGate` owns that comparison. It holds, per place (any hashable key the reader chooses), the *reference*
+patch: the place as it looked in the frame the game's belief describes. Each new frame's patches are compared
+with it; a reader proposes the patches it just read, and when the game's belief is updated from that frame (a
+turn explained, the players' answer, a correction) the adapter accepts them as the new reference.
+
+The comparison errs towards "changed": a false "unchanged" would carry the belief over a die that was turned, a
+silent misread, while a false "changed" only costs a reading. So the score is the largest *local* difference
+(a pip-sized window), not a mean that a small change hides in; and the measured nuisances are taken out first:
+sensor noise and JPEG (a light blur), a small misplacement of the patch (the best of a few pixel shifts), a change
+of exposure or white balance across the table (one gain per channel from all the places), and a smooth change of
+light over one place (its mean difference). A die of another colour with the same face still shows as a change,
+because its pips keep their colour while its body moves. Patches of one key must have one shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
+
+import cv2
+import numpy as np
+
+Key = TypeVar("Key", bound=Hashable)
+
+#: Default score above which a place counts as changed (levels of 0-255, the largest mean difference over a
+#: window of WINDOW px).
+#: a pip appearing or going gives 40 or more.
+THRESHOLD = 32.0
+#: The window of the local difference, in px of the patch (about a pip at the readers' 2 px/mm).
+WINDOW = 5
+#: The largest misplacement, in px, that is forgiven.
+SHIFT = 2
+#: A global gain per channel is estimated only from at least this many places (too few: no gain is taken).
+MIN_PLACES_FOR_GAIN = 4
+
+
+def _prepare(patch: np.ndarray) -> np.ndarray:
+    """A patch as float32 with three channels, lightly blurred (noise and JPEG blocks averaged away)."""
+    array = np.asarray(patch)
+    if array.ndim == 2:
+        array = array[:, :, None]
+    out = array.astype(np.float32)
+    return cv2.GaussianBlur(out, (0, 0), 0.8).reshape(out.shape)
+
+
+class ChangeGate:
+    """Which places of a table changed since the reference frame (see the module docstring)."""
+
+    def __init__(self, threshold: float = THRESHOLD, window: int = WINDOW, shift: int = SHIFT) -> None:
+        if threshold <= 0 or window < 1 or shift < 0:
+            raise ValueError("threshold must be positive, window at least 1 and shift not negative")
+        self.threshold = threshold
+        self.window = window
+        self.shift = shift
+        self._shifts = sorted(
+            ((dx, dy) for dy in range(-shift, shift + 1) for dx in range(-shift, shift + 1)),
+            key=lambda d: abs(d[0]) + abs(d[1]),
+        )
+        self._reference: dict[Hashable, np.ndarray] = {}
+        self._pending: dict[Hashable, np.ndarray] = {}
+
+    def has_reference(self, key: Hashable) -> bool:
+        return key in self._reference
+
+    def _gain(self, current: Mapping[Key, np.ndarray]) -> np.ndarray:
+        """One gain per channel that maps the reference's light to the current frame's (median over places)."""
+        ratios = []
+        for key, patch in current.items():
+            ref = self._reference.get(key)
+            if ref is None or ref.shape != patch.shape:
+                continue
+            mean_ref = np.array(cv2.mean(ref)[: ref.shape[2]])
+            mean_now = np.array(cv2.mean(patch)[: patch.shape[2]])
+            if np.all(mean_ref > 8):
+                ratios.append(mean_now / mean_ref)
+        if len(ratios) < MIN_PLACES_FOR_GAIN:
+            return np.ones(1, np.float32)
+        return np.clip(np.median(np.array(ratios), axis=0), 0.5, 2.0).astype(np.float32)
+
+    def _local(self, now: np.ndarray, moved: np.ndarray) -> float:
+        diff = np.ascontiguousarray(now - moved)
+        # A smooth change of light over the place moves every pixel alike: its mean difference.
+        diff -= np.float32(cv2.mean(diff)[: diff.shape[2]])
+        np.abs(diff, out=diff)
+        channels = cv2.split(diff)
+        largest = channels[0]
+        for channel in channels[1:]:
+            largest = cv2.max(largest, channel)
+        return float(cv2.minMaxLoc(cv2.blur(largest, (self.window, self.window)))[1])
+
+    def _score(self, now: np.ndarray, ref: np.ndarray, gain: np.ndarray) -> float:
+        s = min(self.shift, (min(now.shape[:2]) - 1) // 4)
+        h, w = now.shape[:2]
+        inner = now[s : h - s, s : w - s]
+        scaled = ref * gain
+        # Unchanged places are the common case: in place first, and stop at the first shift that is clearly the same.
+        best, at = np.inf, (0, 0)
+        for dx, dy in self._shifts:
+            if max(abs(dx), abs(dy)) > s:
+                continue
+            score = self._local(inner, scaled[s + dy : h - s + dy, s + dx : w - s + dx])
+            if score < best:
+                best, at = score, (dx, dy)
+            if best <= self.threshold / 2:
+                return best
+        if s == 0:
+            return best
+        # A patch cut half a pixel from where it was leaves a band at every edge: try the half-pixel shifts
+        # around the best whole one before calling it changed.
+        for hy in (-0.5, 0.0, 0.5):
+            for hx in (-0.5, 0.0, 0.5):
+                if hx == hy == 0.0:
+                    continue
+                m = np.array([[1, 0, -(at[0] + hx)], [0, 1, -(at[1] + hy)]], np.float32)
+                moved = cv2.warpAffine(scaled, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                moved = moved.reshape(scaled.shape)[s : h - s, s : w - s]
+                best = min(best, self._local(inner, moved))
+        return best
+
+    def compare(self, patches: Mapping[Key, np.ndarray]) -> dict[Key, float]:
+        """Each place's change score against the reference (0: the same); inf for a place with no reference."""
+        current = {key: _prepare(patch) for key, patch in patches.items()}
+        gain = self._gain(current)
+        scores: dict[Key, float] = {}
+        for key, now in current.items():
+            ref = self._reference.get(key)
+            scores[key] = np.inf if ref is None or ref.shape != now.shape else self._score(now, ref, gain)
+        return scores
+
+    def changed(self, patches: Mapping[Key, np.ndarray]) -> dict[Key, bool]:
+        """Each place: changed (or never seen) since the reference frame?"""
+        return {key: score > self.threshold for key, score in self.compare(patches).items()}
+
+    def propose(self, patches: Mapping[Key, np.ndarray]) -> None:
+        """The patches of the frame just read; they become the reference only when `accept` says so."""
+        self._pending.update({key: _prepare(patch) for key, patch in patches.items()})
+
+    def accept(self) -> None:
+        """The game's belief now describes the frame last proposed: its patches are the reference."""
+        self._reference.update(self._pending)
+        self._pending = {}
+
+    def discard(self) -> None:
+        """Forget the proposed patches (the frame they came from was not agreed with)."""
+        self._pending = {}
+
+    def reset(self, keys: Iterable[Hashable] | None = None) -> None:
+        """Forget the reference of these places (all when None): a board moved, the mats re-registered, a new game."""
+        if keys is None:
+            self._reference.clear()
+            self._pending.clear()
+            return
+        for key in list(keys):
+            self._reference.pop(key, None)
+            self._pending.pop(key, None)
