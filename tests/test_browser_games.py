@@ -6,9 +6,7 @@ camera check of a board-game table."""
 
 from __future__ import annotations
 
-import shutil
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,72 +14,17 @@ import pytest
 
 from device.appliance import Appliance, truth_reader
 from device.config import Config
+from tests.browser import BROWSER_TESTS, DESKTOP, PHONE, drawn, open_page, pair, wait_until
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 #: Games whose set-up is random take a seed; the viewport alternates so both widths are played.
 GAMES = {"pasa": (None, PHONE), "pyradice": (7, DESKTOP), "pyramido": (8, PHONE), "dicetreasure": (9, DESKTOP)}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
-]
-
-
-@pytest.fixture
-def appliance(tmp_path: Path) -> Iterator[tuple[Appliance, str]]:
-    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
-    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
-        address = app.start_web("127.0.0.1", 0)
-        yield app, address
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def open_page(browser: Any, address: str, viewport: dict[str, int]) -> tuple[Any, list[str]]:
-    page = browser.new_page(viewport=viewport)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(address)
-    page.wait_for_selector("#connection:text('live')", timeout=10000)
-    return page, errors
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 8.0) -> None:
-    """Poll ``check`` (the page's CSP forbids evaluating strings, so no wait_for_function)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting for the page"
-        time.sleep(0.05)
-
-
-def drawn(page: Any, app: Appliance) -> bool:
-    """Whether the page has drawn the latest published snapshot."""
-    return bool(page.get_attribute("body", "data-version") == str(app.session.hub.latest()[0]))
+pytestmark = BROWSER_TESTS
 
 
 def count(app: Appliance) -> int:
     game = app.session.snapshot()["game"]
     return int(game["action_count"]) if game else -1
-
-
-def pair(page: Any) -> None:
-    page.click("#pair-button")
-    wait_until(lambda: "CONFIRM" in page.inner_text("#pairing"))
-    page.click("#virtual-panel button[data-button='confirm']:not([data-long])")
-    page.wait_for_selector("#pairing[data-paired='yes']", timeout=5000)
 
 
 def set_up(page: Any, app: Appliance, name: str, seed: int | None) -> None:
@@ -133,9 +76,9 @@ def view_text(page: Any) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", list(GAMES))
-def test_play_offline_undo_and_reload(appliance: tuple[Appliance, str], browser: Any, name: str,
+def test_play_offline_undo_and_reload(web_appliance: tuple[Appliance, str], browser: Any, name: str,
                                       tmp_path: Path) -> None:
-    app, address = appliance
+    app, address = web_appliance
     seed, viewport = GAMES[name]
     page, errors = open_page(browser, address, viewport)
     pair(page)
@@ -192,12 +135,12 @@ def test_play_offline_undo_and_reload(appliance: tuple[Appliance, str], browser:
     assert errors == [], f"the page's scripts failed: {errors}"
 
 
-def test_pasa_to_the_end_shows_the_winner(appliance: tuple[Appliance, str], browser: Any) -> None:
+def test_pasa_to_the_end_shows_the_winner(web_appliance: tuple[Appliance, str], browser: Any) -> None:
     import random
 
     from engine.game import find_game
 
-    app, address = appliance
+    app, address = web_appliance
     page, errors = open_page(browser, address, DESKTOP)
     pair(page)
     set_up(page, app, "pasa", None)
@@ -231,8 +174,8 @@ def test_pasa_to_the_end_shows_the_winner(appliance: tuple[Appliance, str], brow
     assert errors == []
 
 
-def test_pasa_scorekeeper_writes_the_engines_entries(appliance: tuple[Appliance, str], browser: Any) -> None:
-    app, address = appliance
+def test_pasa_scorekeeper_writes_the_engines_entries(web_appliance: tuple[Appliance, str], browser: Any) -> None:
+    app, address = web_appliance
     page, errors = open_page(browser, address, PHONE)
     pair(page)
     set_up(page, app, "pasa", None)
@@ -247,8 +190,8 @@ def test_pasa_scorekeeper_writes_the_engines_entries(appliance: tuple[Appliance,
     assert app.session.origins == ["page"] and errors == []
 
 
-def test_set_up_mistakes_are_shown_by_their_field(appliance: tuple[Appliance, str], browser: Any) -> None:
-    app, address = appliance
+def test_set_up_mistakes_are_shown_by_their_field(web_appliance: tuple[Appliance, str], browser: Any) -> None:
+    app, address = web_appliance
     page, errors = open_page(browser, address, PHONE)
     pair(page)
     wait_until(lambda: page.locator("#setup-game option").count() == len(GAMES))
@@ -295,9 +238,9 @@ def test_a_logged_game_that_cannot_be_loaded_is_said_plainly(tmp_path: Path, bro
         assert errors == []
 
 
-def test_mats_are_offered_and_the_camera_check_says_what_is_missing(appliance: tuple[Appliance, str],
+def test_mats_are_offered_and_the_camera_check_says_what_is_missing(web_appliance: tuple[Appliance, str],
                                                                     browser: Any) -> None:
-    app, address = appliance
+    app, address = web_appliance
     app.session.new_game(["Anna", "Ben", "Cyril"], game="pyramido", mode="offline", seed=2)
     page, errors = open_page(browser, address, DESKTOP)
     wait_until(lambda: page.get_attribute("body", "data-table-setup") == "ready")
@@ -331,8 +274,8 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(appliance: t
     assert errors == []
 
 
-def test_a_paired_browser_lists_and_forgets_the_others(appliance: tuple[Appliance, str], browser: Any) -> None:
-    app, address = appliance
+def test_a_paired_browser_lists_and_forgets_the_others(web_appliance: tuple[Appliance, str], browser: Any) -> None:
+    app, address = web_appliance
     app.session.new_game(["Anna", "Ben"], game="pyradice", mode="offline", seed=3)
     first, errors = open_page(browser, address, DESKTOP)
     assert first.is_hidden("#browsers-card")  # watching only: nothing to list

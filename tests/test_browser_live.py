@@ -6,66 +6,32 @@ the choice, and a new roll in doubt is shown alone (no previous holds, "Now" col
 
 from __future__ import annotations
 
-import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from device.appliance import Appliance, truth_reader
-from device.config import Config
+from device.appliance import Appliance
 from device.session import reading
+from tests.browser import BROWSER_TESTS, PHONE, drawn, open_page, pair, wait_until
 
 pytest.importorskip("engine.pasa", reason="engine.pasa (the Paša game) is not in this build yet")
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-PHONE = {"width": 390, "height": 844}
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture
-def appliance(tmp_path: Path) -> Iterator[tuple[Appliance, str]]:
-    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
-    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
-        app.session.new_game(["Anna", "Ben"], game="pasa", mode="camera")  # readings are fed by the test
-        address = app.start_web("127.0.0.1", 0)
-        yield app, address
+def appliance(web_appliance: tuple[Appliance, str]) -> tuple[Appliance, str]:
+    web_appliance[0].session.new_game(["Anna", "Ben"], game="pasa", mode="camera")  # readings are fed by the test
+    return web_appliance
 
 
 @pytest.fixture
-def page(appliance: tuple[Appliance, str]) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport=PHONE)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(appliance[1])
-            yield page
-            assert errors == [], f"the page's scripts failed: {errors}"
-        finally:
-            browser.close()
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 5.0) -> None:
-    """Poll ``check`` (the page's CSP forbids evaluating strings, so no wait_for_function)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting for the page"
-        time.sleep(0.05)
-
-
-def drawn(page: Any, app: Appliance) -> Callable[[], bool]:
-    """True once the page has drawn the latest published snapshot."""
-    return lambda: page.get_attribute("body", "data-version") == str(app.session.hub.latest()[0])
+def page(appliance: tuple[Appliance, str], browser: Any) -> Iterator[Any]:
+    page, errors = open_page(browser, appliance[1], PHONE, live=False)
+    yield page
+    assert errors == [], f"the page's scripts failed: {errors}"
 
 
 def tray(values: list[int], unsure: int | None = None) -> list[Any]:
@@ -102,10 +68,7 @@ def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], pa
     assert page.is_visible("#accept")
 
     # Pair through the virtual panel (the mock panel is configured).
-    page.click("#pair-button")
-    wait_until(lambda: "CONFIRM" in page.inner_text("#pairing"))
-    page.click("#virtual-panel button[data-button='confirm']:not([data-long])")
-    page.wait_for_selector("#pairing[data-paired='yes']", timeout=5000)
+    pair(page)
 
     # Correct the unsure die (the second one) to a six: the roll is accepted.
     page.click("#dice .die.unsure")
@@ -113,7 +76,7 @@ def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], pa
     wait_until(lambda: page.locator("#dice .die.unsure").count() == 0)
     assert app.session.state.dice == (2, 3, 6, 6, 6, 6)
     page.wait_for_selector("button.choose[data-category='sixes']", timeout=5000)
-    wait_until(drawn(page, app))
+    wait_until(lambda: drawn(page, app))
     # The advisor's figure is the expected final total (sheet + expected rest), labelled so.
     live = app.session.snapshot()["game"]["live"]
     first = live["ranking"][0]
@@ -126,7 +89,7 @@ def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], pa
     assert app.session.state.category == "sixes"
 
     # The latest roll can still be corrected after the choice: the three becomes a six.
-    wait_until(drawn(page, app))
+    wait_until(lambda: drawn(page, app))
     page.click("#dice .die[data-value='3']")
     page.click("#correct-dialog button.face-button[value='6']")
     wait_until(lambda: app.session.state.dice == (2, 6, 6, 6, 6, 6))
@@ -138,7 +101,7 @@ def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], pa
     # A re-roll in doubt: only the new dice are shown, without the old roll's holds, "Now" or advice.
     app.session.on_settled(tray([6, 6, 6, 6, 6, 4], unsure=5), moved=True)
     wait_until(lambda: page.locator("#dice .die.unsure").count() == 1)
-    wait_until(drawn(page, app))
+    wait_until(lambda: drawn(page, app))
     assert page.locator("#dice .die.hold").count() == 0
     assert page.locator("#advice li").count() == 0
     assert "Now" not in page.inner_text("#sheet")
@@ -148,6 +111,6 @@ def test_live_update_pairing_and_correction(appliance: tuple[Appliance, str], pa
     wait_until(lambda: app.session.state.dice == (4, 6, 6, 6, 6, 6))
     wait_until(lambda: page.locator("#dice .die.unsure").count() == 0 and page.is_visible("#stop"))
     # Last actions read in words, newest first.
-    wait_until(drawn(page, app))
+    wait_until(lambda: drawn(page, app))
     words = [a["words"] for a in reversed(app.session.snapshot()["game"]["actions"])]
     assert page.locator("#log li .words").all_inner_texts() == words

@@ -5,45 +5,19 @@ rule forbids; the generic action buttons still play."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from device.appliance import Appliance, truth_reader
-from device.config import Config
+from device.appliance import Appliance
 from engine.dice import Die
 from engine.dicetreasure import legal_spaces
-from tests.test_browser_games import ARGS, CHROMIUM, DESKTOP, drawn, open_page, pair, wait_until
+from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, pair, wait_until
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
-]
+pytestmark = BROWSER_TESTS
 
 
-@pytest.fixture
-def appliance(tmp_path: Any) -> Iterator[Appliance]:
-    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
-    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
-        app.address = app.start_web("127.0.0.1", 0)  # type: ignore[attr-defined]
-        yield app
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(appliance: Appliance, browser: Any) -> None:
-    app = appliance
+def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(web_appliance: tuple[Appliance, str],
+                                                                     browser: Any) -> None:
+    app, address = web_appliance
     session = app.session
     session.new_game(["Anna", "Ben"], {"leprechauns": "off"}, game="dicetreasure", mode="offline")
     session.apply_text("deal Anna: red-1 red-2 red-5 red-8", "page")
@@ -54,7 +28,7 @@ def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(appliance: A
     session.apply_text(first, "page")
     live = session.snapshot()["game"]["live"]
     assert live["kind"] == "dicetreasure" and len(live["tray"]) == 5
-    page, errors = open_page(browser, app.address, DESKTOP)  # type: ignore[attr-defined]
+    page, errors = open_page(browser, address, DESKTOP)
     wait_until(lambda: page.get_attribute("body", "data-game") == "dicetreasure" and drawn(page, app))
     page.wait_for_selector("figure.dt-card")
     assert page.get_attribute("#game-root .game-view", "data-view") == "dicetreasure"

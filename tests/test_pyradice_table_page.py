@@ -5,44 +5,16 @@ objective cards with each player's points, and the live totals; the generic acti
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
+from device.appliance import Appliance
+from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, wait_until
 
-from device.appliance import Appliance, truth_reader
-from device.config import Config
-from tests.test_browser_games import ARGS, CHROMIUM, DESKTOP, drawn, open_page, wait_until
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
-]
+pytestmark = BROWSER_TESTS
 
 
-@pytest.fixture
-def appliance(tmp_path: Path) -> Iterator[Appliance]:
-    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
-    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
-        app.address = app.start_web("127.0.0.1", 0)  # type: ignore[attr-defined]
-        yield app
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def test_the_pyradice_page_draws_the_table(appliance: Appliance, browser: Any) -> None:
-    app = appliance
+def test_the_pyradice_page_draws_the_table(web_appliance: tuple[Appliance, str], browser: Any) -> None:
+    app, address = web_appliance
     session = app.session
     session.new_game(["Anna", "Ben"], game="pyradice", mode="offline", seed=12)
     session.apply_text("roll-off 6 2", "page")
@@ -55,7 +27,7 @@ def test_the_pyradice_page_draws_the_table(appliance: Appliance, browser: Any) -
     session.apply_text(next(a["text"] for a in legal if a["group"] == "take"), "page")  # a die in hand
     live = session.snapshot()["game"]["live"]
     assert live["kind"] == "pyradice" and live["hand"]
-    page, errors = open_page(browser, app.address, DESKTOP)  # type: ignore[attr-defined]
+    page, errors = open_page(browser, address, DESKTOP)
     wait_until(lambda: page.get_attribute("body", "data-game") == "pyradice" and drawn(page, app))
     page.wait_for_selector("#quarry-svg g.qdie")
     assert page.locator("#quarry-svg g.layer").count() == 3

@@ -6,63 +6,24 @@ CONFIRM records."""
 from __future__ import annotations
 
 import random
-import shutil
-import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from device.appliance import Appliance, truth_reader
-from device.config import Config
+from device.appliance import Appliance
 from engine.pyramido import legal_placements
 from engine.pyramido.game import Phase
+from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, wait_until
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture
-def appliance(tmp_path: Path) -> Iterator[tuple[Appliance, str]]:
-    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
-    with Appliance(config, None, truth_reader, state_dir=tmp_path) as app:
-        address = app.start_web("127.0.0.1", 0)
-        yield app, address
-
-
-@pytest.fixture
-def page(appliance: tuple[Appliance, str]) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            pg = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors: list[str] = []
-            pg.on("pageerror", lambda exc: errors.append(str(exc)))
-            pg.goto(appliance[1])
-            pg.wait_for_selector("#connection:text('live')", timeout=10000)
-            yield pg
-            assert errors == []
-        finally:
-            browser.close()
-
-
-def wait_until(check: Callable[[], Any], timeout: float = 8.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out waiting for the page"
-        time.sleep(0.05)
-
-
-def drawn(page: Any, app: Appliance) -> bool:
-    return bool(page.get_attribute("body", "data-version") == str(app.session.hub.latest()[0]))
+def page(web_appliance: tuple[Appliance, str], browser: Any) -> Iterator[Any]:
+    page, errors = open_page(browser, web_appliance[1], DESKTOP)
+    yield page
+    assert errors == []
 
 
 def play_until(app: Appliance, done: Callable[[Any], bool], rng: random.Random) -> None:
@@ -75,8 +36,9 @@ def play_until(app: Appliance, done: Callable[[Any], bool], rng: random.Random) 
         session.apply(action, "page")
 
 
-def test_the_pyramids_ghost_placements_and_the_stage_end_screen(appliance: tuple[Appliance, str], page: Any) -> None:
-    app, _ = appliance
+def test_the_pyramids_ghost_placements_and_the_stage_end_screen(web_appliance: tuple[Appliance, str],
+                                                                 page: Any) -> None:
+    app, _ = web_appliance
     app.session.new_game(["Anna", "Ben"], game="pyramido", mode="offline", seed=12)
     rng = random.Random(12)
     play_until(app, lambda s: len(s.explorers[1].pyramid.placed) >= 3 and s.phase is Phase.PLACE, rng)
