@@ -296,3 +296,24 @@ def test_a_paired_browser_lists_and_forgets_the_others(web_appliance: tuple[Appl
     guest.press("#chance-text", "Enter")
     wait_until(lambda: "not paired" in guest.inner_text("#game-root"))
     assert app.session.actions == [] and errors == []
+
+
+def test_a_game_whose_view_cannot_load_is_drawn_by_the_generic_view(web_appliance: tuple[Appliance, str],
+                                                                    browser: Any) -> None:
+    """app.js shows the generic view when a game's own module fails to load: here the board games' shared
+    drawing module (games/draw.js) is not served, so games/pyramido.js cannot load."""
+    app, address = web_appliance
+    app.session.new_game(["Anna", "Ben"], game="pyramido", mode="offline", seed=3)
+    page = browser.new_page(viewport=DESKTOP)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    blocked: list[str] = []
+    page.route("**/static/games/draw.js", lambda route: (blocked.append(route.request.url), route.abort()))
+    page.goto(address)
+    page.wait_for_selector("#connection:text('live')", timeout=10000)
+    wait_until(lambda: page.get_attribute("body", "data-game") == "pyramido" and drawn(page, app))
+    assert blocked
+    assert page.get_attribute("#game-root .game-view", "data-view") == "generic"
+    assert page.locator("#pyramido-table").count() == 0
+    assert page.locator("#legal-groups button.legal").count() == len(app.session.legal()["legal"]) > 0
+    assert errors == []

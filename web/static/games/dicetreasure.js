@@ -6,9 +6,8 @@
 // the neighbour rule forbids (their reason as a tooltip). Below it the generic view: the legal actions as
 // buttons, the chance box, the score breakdown. Nothing here composes engine notation or decides a rule.
 
-import * as generic from "./generic.js";
+import {dieFace, dieWords, svg, tableView} from "./draw.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 /** Dice colours on the page (the stand-in deck's five), the pip colour that reads on each, and backgrounds. */
 const BODY = {red: "#c8282a", yellow: "#ebd21e", green: "#2fa846", blue: "#1f4fae", purple: "#6a2878"};
 const INK = {red: "#fff", yellow: "#222", green: "#fff", blue: "#fff", purple: "#fff"};
@@ -16,33 +15,14 @@ const BACK = {red: "#e9a3a0", orange: "#f3c08a", yellow: "#f3e59a", green: "#a9d
   indigo: "#a7a3d6", purple: "#cfa3d6"};
 const CELL = 30; // px per space
 
-let parts = null;
 let selected = null; // the die ("colour:value") whose legal spaces glow
-
-function svg(tag, attrs = {}, text = "") {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    node.setAttribute(k, String(v));
-  }
-  if (text !== "") node.textContent = String(text);
-  return node;
-}
-
-function words(die) {
-  return die ? die.replace(":", " ") : "";
-}
 
 /** A die as a small SVG square with its face number. */
 function dieSvg(text, size = CELL - 6) {
   const [colour, value] = String(text).split(":");
   const s = svg("svg", {width: size, height: size, viewBox: `0 0 ${size} ${size}`, class: "dt-die",
-    "data-die": text, role: "img", "aria-label": words(text)});
-  s.appendChild(svg("rect", {x: 1, y: 1, width: size - 2, height: size - 2, rx: 4, fill: BODY[colour] || "#ccc",
-    stroke: "#222"}));
-  s.appendChild(svg("text", {x: size / 2, y: size / 2 + 5, "text-anchor": "middle", "font-size": 14,
-    fill: INK[colour] || "#111"}, value));
-  return s;
+    "data-die": text, role: "img", "aria-label": dieWords(text)});
+  return dieFace(s, size, value, {fill: BODY[colour] || "#ccc", stroke: "#222", ink: INK[colour] || "#111"});
 }
 
 function drawCard(card, el) {
@@ -91,11 +71,7 @@ function dieRow(dice, el, id, label) {
   return row;
 }
 
-export function mount(root, ctx) {
-  const {el} = ctx;
-  root.replaceChildren();
-  const card = el("section", {class: "card", id: "dicetreasure-table"});
-  card.appendChild(el("h2", {}, "The table"));
+function build(card, el) {
   const status = el("p", {id: "dt-status", class: "status"});
   card.appendChild(status);
   const pick = el("div", {id: "dt-pick", role: "group", "aria-label": "choose a die to see its spaces"});
@@ -106,14 +82,11 @@ export function mount(root, ctx) {
   card.appendChild(players);
   const middle = el("div", {id: "dt-middle"});
   card.appendChild(middle);
-  root.appendChild(card);
-  const rest = el("div", {id: "dicetreasure-generic"});
-  root.appendChild(rest);
-  generic.mount(rest, ctx);
-  parts = {status, pick, loose, players, middle, key: null, live: null, ctx};
+  return {status, pick, loose, players, middle};
 }
 
-function draw(live, el) {
+function draw(live, parts, ctx) {
+  const {el} = ctx;
   if (selected && !live.movable.includes(selected)) selected = null;
   const mover = live.players.find((p) => p.to_move);
   if (live.winners && live.winners.length) {
@@ -129,11 +102,11 @@ function draw(live, el) {
     parts.pick.appendChild(el("span", {class: "label"}, "Show the spaces of: "));
     for (const d of live.movable) {
       const b = el("button", {type: "button", class: `dt-pick${d === selected ? " selected" : ""}`, "data-die": d,
-        "aria-pressed": d === selected ? "true" : "false"}, words(d));
+        "aria-pressed": d === selected ? "true" : "false"}, dieWords(d));
       b.addEventListener("click", () => {
         selected = selected === d ? null : d;
         parts.key = null;
-        draw(parts.live, el);
+        draw(parts.live, parts, ctx);
       });
       parts.pick.appendChild(b);
     }
@@ -164,14 +137,4 @@ function draw(live, el) {
   }
 }
 
-export function render(s, ctx) {
-  generic.render(s, ctx);
-  const game = s.game;
-  const live = game && game.live;
-  if (!parts || !live || live.kind !== "dicetreasure") return;
-  const key = JSON.stringify(live);
-  if (key === parts.key) return;
-  parts.key = key;
-  parts.live = live;
-  draw(live, ctx.el);
-}
+export const {mount, render} = tableView("dicetreasure", build, draw);

@@ -6,48 +6,23 @@
 // points, and the live totals. Below it the generic view: the legal actions as buttons, the chance box
 // (the roll-off), the score breakdown. Nothing here composes engine notation or decides a rule.
 
-import * as generic from "./generic.js";
+import {counted, dieFace, dieWords, parseDie, row, svg, tableView} from "./draw.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 /** Die body colours on the page (the four Pyradice colours) and the pip colour that reads on each. */
 const BODY = {white: "#f4f1ea", gray: "#9b9b9b", maroon: "#7a2430", orange: "#e88a2e"};
 const INK = {white: "#222", gray: "#111", maroon: "#f4f1ea", orange: "#222"};
 const CELL = 26; // px per die in the drawings
 
-let parts = null;
-
-function svg(tag, attrs = {}, text = "") {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    node.setAttribute(k, String(v));
-  }
-  if (text !== "") node.textContent = String(text);
-  return node;
-}
-
-function parseDie(text) {
-  if (!text) return null;
-  const [colour, value] = String(text).split(":");
-  return {colour, value};
-}
-
 function dieGroup(x, y, size, text, cls, title) {
   const g = svg("g", {class: cls, transform: `translate(${x},${y})`});
   const die = parseDie(text);
-  g.appendChild(svg("rect", {x: 1, y: 1, width: size - 2, height: size - 2, rx: 4,
-    fill: die ? (BODY[die.colour] || "#ccc") : "#d8d4cc", stroke: "#333", "stroke-width": 1}));
-  g.appendChild(svg("text", {x: size / 2, y: size / 2 + 5, "text-anchor": "middle", "font-size": 14,
-    fill: die ? (INK[die.colour] || "#111") : "#555"}, die ? die.value : "?"));
+  dieFace(g, size, die ? die.value : "?", {fill: die ? (BODY[die.colour] || "#ccc") : "#d8d4cc", stroke: "#333",
+    strokeWidth: 1, ink: die ? (INK[die.colour] || "#111") : "#555"});
   if (title) g.appendChild(svg("title", {}, title));
   return g;
 }
 
-export function mount(root, ctx) {
-  const {el} = ctx;
-  root.replaceChildren();
-  const card = el("section", {class: "card", id: "pyradice-table"});
-  card.appendChild(el("h2", {}, "The table"));
+function build(card, el) {
   const hand = el("p", {id: "pyradice-hand", class: "status"});
   card.appendChild(hand);
   const skill = el("div", {id: "pyradice-skill"});
@@ -64,14 +39,10 @@ export function mount(root, ctx) {
   wrap.appendChild(cards);
   card.appendChild(el("h3", {}, "Objective cards"));
   card.appendChild(wrap);
-  root.appendChild(card);
-  const rest = el("div", {id: "pyradice-generic"});
-  root.appendChild(rest);
-  generic.mount(rest, ctx);
-  parts = {hand, skill, quarry, pyramids, cards, key: null};
+  return {hand, skill, quarry, pyramids, cards};
 }
 
-function drawQuarry(live) {
+function drawQuarry(live, parts) {
   const q = parts.quarry;
   q.replaceChildren();
   const [rows, cols] = live.layers[0];
@@ -105,8 +76,8 @@ const RESULT_MARK = {met: "✓", possible: "…", impossible: "✗"};
 
 function drawPyramid(player, live, el) {
   const box = el("figure", {class: `pyramid${player.to_move ? " to-move" : ""}`, "data-player": player.name});
-  const head = `${player.name} · ${player.total} VP · ${player.tokens_met} token${player.tokens_met === 1 ? "" : "s"}`
-    + (player.reserve ? ` · reserve ${player.reserve.replace(":", " ")}` : "");
+  const head = `${player.name} · ${player.total} VP · ${counted(player.tokens_met, "token")}`
+    + (player.reserve ? ` · reserve ${dieWords(player.reserve)}` : "");
   box.appendChild(el("figcaption", {}, head));
   const width = 6 * CELL + 2 * 70, height = 6 * CELL + 4;
   const s = svg("svg", {viewBox: `0 0 ${width} ${height}`, width, height, role: "img",
@@ -148,37 +119,29 @@ function drawPyramid(player, live, el) {
   return box;
 }
 
-function drawCards(live, el) {
+function drawCards(live, parts, el) {
   const t = parts.cards;
   t.replaceChildren();
-  const head = el("tr");
-  head.appendChild(el("th", {}, "Card"));
-  for (const p of live.players) head.appendChild(el("th", {"data-player": p.name}, p.name));
-  t.appendChild(head);
+  const each = (cell) => live.players.map(cell);
+  t.appendChild(row(el, {}, [["th", {}, "Card"], ...each((p) => ["th", {"data-player": p.name}, p.name])]));
   for (const c of live.cards) {
-    const tr = el("tr", {"data-card": c.title});
-    const th = el("th", {scope: "row", title: c.text || ""});
     // The card's disc (an SVG circle: the page's CSP allows no inline styles).
     const disc = svg("svg", {width: 14, height: 14, viewBox: "0 0 14 14", class: "disc", "aria-label": `${c.colour} disc`});
     disc.appendChild(svg("circle", {cx: 7, cy: 7, r: 6, fill: BODY[c.colour] || "#ccc", stroke: "#333"}));
-    th.appendChild(disc);
-    th.appendChild(document.createTextNode(` ${c.title} (${c.colour})`));
-    tr.appendChild(th);
-    for (const p of live.players) tr.appendChild(el("td", {class: "num"}, p.cards[c.title] ?? ""));
-    t.appendChild(tr);
+    t.appendChild(row(el, {"data-card": c.title}, [
+      ["th", {scope: "row", title: c.text || ""}, [disc, ` ${c.title} (${c.colour})`]],
+      ...each((p) => ["td", {class: "num"}, p.cards[c.title] ?? ""])]));
   }
-  const total = el("tr", {class: "total"});
-  total.appendChild(el("th", {scope: "row"}, "Total (tokens and cards)"));
-  for (const p of live.players) total.appendChild(el("td", {class: "num", "data-player": p.name}, p.total));
-  t.appendChild(total);
+  t.appendChild(row(el, {class: "total"}, [["th", {scope: "row"}, "Total (tokens and cards)"],
+    ...each((p) => ["td", {class: "num", "data-player": p.name}, p.total])]));
 }
 
-function drawHand(live, el) {
+function drawHand(live, parts, el) {
   const mover = live.players.find((p) => p.to_move);
   if (live.winners && live.winners.length) {
     parts.hand.textContent = `Game over: ${live.winners.join(" and ")} (most points, then most objective tokens).`;
   } else if (live.hand) {
-    parts.hand.textContent = `${mover ? mover.name : "The player"} holds ${live.hand.replace(":", " ")}: it may go on `
+    parts.hand.textContent = `${mover ? mover.name : "The player"} holds ${dieWords(live.hand)}: it may go on `
       + `${live.legal_slots.join(", ")} (glowing).`;
   } else if (mover && live.legal_slots.length) {
     parts.hand.textContent = `${mover.name} takes an available die (outlined); open slots: ${live.legal_slots.join(", ")}.`;
@@ -189,7 +152,7 @@ function drawHand(live, el) {
   const step = live.skill_step;
   if (step) {
     parts.skill.appendChild(el("p", {}, `Skill step (level ${step.level}: ${step.codes.join(" or ")}), `
-      + `${step.uses} legal use${step.uses === 1 ? "" : "s"}. NEXT: no skill.`));
+      + `${counted(step.uses, "legal use")}. NEXT: no skill.`));
     if (step.seen) {
       const p = el("p", {class: "warning", id: "pyradice-seen"},
         `Seen on the table: ${step.seen.words}. CONFIRM if the skill was used; if not, correct the die.`);
@@ -198,18 +161,12 @@ function drawHand(live, el) {
   }
 }
 
-export function render(s, ctx) {
-  generic.render(s, ctx);
-  const game = s.game;
-  const live = game && game.live;
-  if (!parts || !live || live.kind !== "pyradice") return;
-  const key = JSON.stringify(live);
-  if (key === parts.key) return;
-  parts.key = key;
-  const {el} = ctx;
-  drawQuarry(live);
+function draw(live, parts, {el}) {
+  drawQuarry(live, parts);
   parts.pyramids.replaceChildren();
   for (const p of live.players) parts.pyramids.appendChild(drawPyramid(p, live, el));
-  drawCards(live, el);
-  drawHand(live, el);
+  drawCards(live, parts, el);
+  drawHand(live, parts, el);
 }
+
+export const {mount, render} = tableView("pyradice", build, draw);

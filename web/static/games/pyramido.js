@@ -7,36 +7,19 @@
 // the generic view: the legal actions as buttons, the chance box, the score breakdown. Nothing here composes
 // engine notation or decides a rule: a ghost shows the action text the engine gave it.
 
-import * as generic from "./generic.js";
+import {counted, row, svg, tableView} from "./draw.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 /** The five block and gem colours on the page; mythical gems are pale. */
 const FILL = {orange: "#e8892c", blue: "#2f63b8", purple: "#7d3a8c", green: "#3f9a45", red: "#c8322d",
   mythical: "#e6def0"};
 const Q = 12; // px per quarter cell
-
-let parts = null;
-
-function svg(tag, attrs = {}, text = "") {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    node.setAttribute(k, String(v));
-  }
-  if (text !== "") node.textContent = String(text);
-  return node;
-}
 
 function gemsText(gems) {
   const items = Object.entries(gems || {}).map(([g, n]) => `${n} ${g}`);
   return items.length ? items.join(", ") : "no gems";
 }
 
-export function mount(root, ctx) {
-  const {el} = ctx;
-  root.replaceChildren();
-  const card = el("section", {class: "card", id: "pyramido-table"});
-  card.appendChild(el("h2", {}, "The table"));
+function build(card, el) {
   const hand = el("p", {id: "pyramido-hand", class: "status"});
   card.appendChild(hand);
   const scoring = el("div", {id: "pyramido-scoring"});
@@ -50,16 +33,12 @@ export function mount(root, ctx) {
   card.appendChild(wrap);
   const legend = el("p", {id: "pyramido-legend", class: "hint", hidden: true});
   card.appendChild(legend);
-  root.appendChild(card);
-  const rest = el("div", {id: "pyramido-generic"});
-  root.appendChild(rest);
-  generic.mount(rest, ctx);
-  parts = {hand, scoring, pyramids, spaces, legend, key: null};
+  return {hand, scoring, pyramids, spaces, legend};
 }
 
 function drawPyramid(p, el) {
   const fig = el("figure", {class: "pyramid", "data-seat": String(p.seat)});
-  const caption = `${p.name}: ${p.total} point${p.total === 1 ? "" : "s"}` +
+  const caption = `${p.name}: ${counted(p.total, "point")}` +
     (p.stage_scores.length ? ` (stages ${p.stage_scores.join(", ")})` : "") + ` · gems: ${gemsText(p.inventory)}`;
   fig.appendChild(el("figcaption", {}, caption + (p.to_move ? " · to move" : "")));
   const cells = p.cells.map(([x, y, colour, icon, stage]) => ({x, y, colour, icon, stage}));
@@ -103,23 +82,18 @@ function drawPyramid(p, el) {
   return fig;
 }
 
-function drawSpaces(live, el) {
+function drawSpaces(live, parts, el) {
   const t = parts.spaces;
   t.replaceChildren();
-  const head = el("tr");
-  for (const h of ["Pile", "On top", "Face down", "Gem area"]) head.appendChild(el("th", {}, h));
-  t.appendChild(head);
+  t.appendChild(row(el, {}, ["Pile", "On top", "Face down", "Gem area"].map((h) => ["th", {}, h])));
   for (const sp of live.spaces) {
-    const row = el("tr", {"data-pile": String(sp.pile)});
-    row.appendChild(el("td", {}, String(sp.pile)));
-    row.appendChild(el("td", {class: "top"}, sp.face_up || (sp.face_down ? "(a back)" : "(empty)")));
-    row.appendChild(el("td", {}, String(sp.face_down)));
-    row.appendChild(el("td", {class: "gems"}, gemsText(sp.gems)));
-    t.appendChild(row);
+    t.appendChild(row(el, {"data-pile": String(sp.pile)}, [["td", {}, String(sp.pile)],
+      ["td", {class: "top"}, sp.face_up || (sp.face_down ? "(a back)" : "(empty)")],
+      ["td", {}, String(sp.face_down)], ["td", {class: "gems"}, gemsText(sp.gems)]]));
   }
 }
 
-function drawScoring(live, el) {
+function drawScoring(live, parts, el) {
   const box = parts.scoring;
   box.replaceChildren();
   const sc = live.scoring;
@@ -132,7 +106,7 @@ function drawScoring(live, el) {
     const list = el("ul", {id: "pyramido-suggested"});
     for (const a of sc.suggested) list.appendChild(el("li", {}, `activate ${a}`));
     if (!sc.suggested.length) list.appendChild(el("li", {}, "no area is worth a gem"));
-    card.appendChild(el("p", {}, `Suggested activation (${sc.points} point${sc.points === 1 ? "" : "s"}` +
+    card.appendChild(el("p", {}, `Suggested activation (${counted(sc.points, "point")}` +
       (sc.activated.length ? `, after ${sc.activated.join(", ")}` : "") + "):"));
     card.appendChild(list);
     card.appendChild(el("p", {class: "hint", id: "pyramido-next"}, `Hold CONFIRM to record: ${sc.next}`));
@@ -140,29 +114,23 @@ function drawScoring(live, el) {
   box.appendChild(card);
 }
 
-export function render(s, ctx) {
-  generic.render(s, ctx);
-  const game = s.game;
-  const live = game && game.live;
-  if (!parts || !live || live.kind !== "pyramido") return;
-  const key = JSON.stringify(live);
-  if (key === parts.key) return;
-  parts.key = key;
-  const {el} = ctx;
+function draw(live, parts, {el}) {
   parts.hand.textContent = live.holding
     ? `${live.to_move} holds ${live.holding} (stage ${live.stage}): the dashed outlines are where it may go.`
     : `Stage ${live.stage}: ${live.phase}.`;
   parts.pyramids.replaceChildren();
   for (const p of live.players) parts.pyramids.appendChild(drawPyramid(p, el));
-  drawSpaces(live, el);
-  drawScoring(live, el);
+  drawSpaces(live, parts, el);
+  drawScoring(live, parts, el);
   if (live.legend) {
     const lg = live.legend;
     parts.legend.hidden = false;
-    parts.legend.textContent = `The Legend: ${lg.total} points, ${lg.pile} domino${lg.pile === 1 ? "" : "es"} ` +
+    parts.legend.textContent = `The Legend: ${lg.total} points, ${counted(lg.pile, "domino", "dominoes")} ` +
       `on his pile (top ${lg.top || "none"}), gems: ${gemsText(lg.inventory)}.` +
       (lg.last ? ` Last turn: ${lg.last}.` : "");
   } else {
     parts.legend.hidden = true;
   }
 }
+
+export const {mount, render} = tableView("pyramido", build, draw);

@@ -1,0 +1,100 @@
+// What the board games' page modules (pyradice.js, pyramido.js, dicetreasure.js) draw alike: SVG elements, a
+// die as a rounded square with its face, a die and a count in words, table rows, and the frame of a board
+// game's view: the card "The table" above the generic view, redrawn only when the adapter's view changed.
+// Nothing here knows a game: the colours, sizes and words are the caller's.
+
+import * as generic from "./generic.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** An SVG element: attributes that are null, undefined or false are left out (as app.js's el does). */
+export function svg(tag, attrs = {}, text = "") {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    node.setAttribute(k, String(v));
+  }
+  if (text !== "") node.textContent = String(text);
+  return node;
+}
+
+/** A die as the adapters write it, "colour:value", as {colour, value}; null for none (a die not seen yet). */
+export function parseDie(text) {
+  if (!text) return null;
+  const [colour, value] = String(text).split(":");
+  return {colour, value};
+}
+
+/** A die in words on the page: "red:5" reads "red 5". */
+export function dieWords(die) {
+  return die ? String(die).replace(":", " ") : "";
+}
+
+/** "1 token", "3 tokens", "2 dominoes": a count and its word. */
+export function counted(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * Draw a die's square (size px, 1 px in from the edge, rounded) and its face (centred) into parent, an SVG
+ * group or svg element whose origin is the die's corner. look: {fill, ink, stroke, strokeWidth} (strokeWidth
+ * may be left out). Returns parent.
+ */
+export function dieFace(parent, size, face, look) {
+  parent.appendChild(svg("rect", {x: 1, y: 1, width: size - 2, height: size - 2, rx: 4, fill: look.fill,
+    stroke: look.stroke, "stroke-width": look.strokeWidth}));
+  parent.appendChild(svg("text", {x: size / 2, y: size / 2 + 5, "text-anchor": "middle", "font-size": 14,
+    fill: look.ink}, face));
+  return parent;
+}
+
+/**
+ * A table row: each cell [tag, attrs, content], content a text (a number is written as text; "" leaves the
+ * cell empty) or a list of nodes and texts.
+ */
+export function row(el, attrs, cells) {
+  const tr = el("tr", attrs);
+  for (const [tag, cellAttrs, content] of cells) {
+    const cell = el(tag, cellAttrs, Array.isArray(content) ? "" : content);
+    if (Array.isArray(content)) cell.append(...content);
+    tr.appendChild(cell);
+  }
+  return tr;
+}
+
+/**
+ * A board game's view, as app.js loads it ({mount, render}): a card "The table" (id KIND-table) that
+ * build(card, el) fills, returning the parts it will redraw, and below it the generic view (id
+ * KIND-generic: the legal actions as buttons, the chance box, the score breakdown). draw(live, parts, ctx)
+ * redraws the table from the adapter's view (game.live of this kind) whenever that changed; parts.live is the
+ * view last drawn, and a page-only choice that needs a redraw sets parts.key = null and calls draw again.
+ */
+export function tableView(kind, build, draw) {
+  let parts = null;
+
+  function mount(root, ctx) {
+    const {el} = ctx;
+    root.replaceChildren();
+    const card = el("section", {class: "card", id: `${kind}-table`});
+    card.appendChild(el("h2", {}, "The table"));
+    parts = {...build(card, el), key: null, live: null};
+    root.appendChild(card);
+    const rest = el("div", {id: `${kind}-generic`});
+    root.appendChild(rest);
+    generic.mount(rest, ctx);
+  }
+
+  function render(s, ctx) {
+    generic.render(s, ctx);
+    const game = s.game;
+    const live = game && game.live;
+    if (!parts || !live || live.kind !== kind) return;
+    const key = JSON.stringify(live);
+    if (key === parts.key) return;
+    parts.key = key;
+    parts.live = live;
+    draw(live, parts, ctx);
+  }
+
+  return {mount, render};
+}
