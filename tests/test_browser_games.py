@@ -308,7 +308,12 @@ def test_a_game_whose_view_cannot_load_is_drawn_by_the_generic_view(web_applianc
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     blocked: list[str] = []
-    page.route("**/static/games/draw.js", lambda route: (blocked.append(route.request.url), route.abort()))
+
+    def refuse(route: Any) -> None:
+        blocked.append(route.request.url)
+        route.abort()
+
+    page.route("**/static/games/draw.js", refuse)
     page.goto(address)
     page.wait_for_selector("#connection:text('live')", timeout=10000)
     wait_until(lambda: page.get_attribute("body", "data-game") == "pyramido" and drawn(page, app))
