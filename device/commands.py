@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from device.appliance import Appliance, Pipeline, Reader, board_reader_for, choose_reader, make_reader, true_actions
-from device.config import DEFAULTS_FILE, load_config, search_paths
+from device.config import DEFAULTS_FILE, load_config, resolve_state_dir, search_paths
 from device.errors import UsageError
 from device.eventlog import EventLog
 from device.hub import Hub
@@ -286,8 +286,7 @@ def replay_command(args: argparse.Namespace) -> int:
 
 
 def games_command(args: argparse.Namespace) -> int:
-    state_dir = Path(args.state_dir) if args.state_dir else load_config(args.config).storage.path()
-    path = state_dir / "events.sqlite3"
+    path = resolve_state_dir(args.state_dir, args.config) / "events.sqlite3"
     if not path.is_file():
         raise UsageError(f"no event log at {path}")
     with EventLog(path) as log:

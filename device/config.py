@@ -208,3 +208,9 @@ def load_config(path: str | Path | None = None, *, search: bool = True) -> Confi
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {str(chosen)!r} is not valid TOML: {exc}") from None
     return dataclasses.replace(_merge(config, data, str(chosen)), source_file=str(chosen))
+
+
+def resolve_state_dir(given: str | Path | None, config_file: str | Path | None = None) -> Path:
+    """The state directory a command works in: ``--state-dir`` when given, else ``[storage]`` of the
+    configuration (``--config``, else the first file of :func:`search_paths`)."""
+    return Path(given) if given else load_config(config_file).storage.path()

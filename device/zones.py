@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from device.config import CameraConfig
+from device.config import CameraConfig, resolve_state_dir
 from device.errors import UsageError
 from vision.mats import GAMES, MAX_SEATS, PAPERS, mats
 from vision.registration import (
@@ -239,22 +239,15 @@ def calibrate_command(args: argparse.Namespace) -> int:
 
 
 def _colours(args: argparse.Namespace) -> dict[str, Any]:
-    from device.config import load_config
     from device.teaching import TeachingStore
 
-    state_dir = Path(args.state_dir) if args.state_dir else load_config(args.config).storage.path()
-    return TeachingStore(state_dir).report(args.game)
+    return TeachingStore(resolve_state_dir(args.state_dir, args.config)).report(args.game)
 
 
 def teach_command(args: argparse.Namespace) -> int:
     from device.teaching import TeachingStore
 
-    state_dir = Path(args.state_dir) if args.state_dir else None
-    if state_dir is None:
-        from device.config import load_config
-
-        state_dir = load_config(args.config).storage.path()
-    store = TeachingStore(state_dir)
+    store = TeachingStore(resolve_state_dir(args.state_dir, args.config))
     if args.forget:
         store.forget(args.game)
         print(f"forgot every colour taught for {args.game}")
