@@ -80,7 +80,9 @@ class _Recorder:
 
         rng = np.random.default_rng([self.seed, self.players, 11, self.images])
         geometry = np.random.default_rng([self.seed, self.players, 5])
-        drawn = render_table(state, rng, self.size, self.view, replace(self.style, hand=hand), geometry=geometry)
+        # A die nobody touched keeps its pose and look from picture to picture (``looks``), as on a real table.
+        drawn = render_table(state, rng, self.size, self.view, replace(self.style, hand=hand), geometry=geometry,
+                             looks=(self.seed, self.players, 13))
         image = drawn.image
         if self.condition is not None:
             image = self.condition.apply(image, f"{self.seed}-{self.images}")

@@ -92,6 +92,14 @@ DETECT_THRESHOLD = 0.15
 FOUND = 0.5
 #: A find below this score is no die (an empty recess of the board scores up to about 0.45).
 FAINT = 0.3
+#: The change gate's patch of a slot or quarry position (px of the rectified zone): the middle of a die's top,
+#: 14 mm of its 16, so that a neighbour's sides and shadow stay out of it.
+PATCH_PX = 28
+#: The reserve's patch: the spot and around it (a reserve die is put down within a few mm of it).
+RESERVE_PATCH_PX = 48
+#: A place the game's belief gives (:meth:`PyradiceReader.read`'s ``known``): ("slot", seat, slot),
+#: ("quarry", position) or ("reserve", seat).
+Place = tuple[Any, ...]
 
 
 # --- what comes out -------------------------------------------------------------------------------------
@@ -181,6 +189,8 @@ class BoardReading:
 
 #: What a quarry position shows.
 PRESENT, EMPTY, COVERED = "die", "empty", "covered"
+#: The reason given for a place carried from the game's belief (its picture did not change).
+UNCHANGED = "unchanged since the table the game agreed with"
 
 
 @dataclass(frozen=True)
@@ -460,6 +470,7 @@ class PyradiceReader:
         self.board_labs: dict[int, np.ndarray] = {}
         #: The quarry grid last fitted (for drawing; each frame fits its own from the mat's homography).
         self.quarry_grid: tuple[np.ndarray, float, float, np.ndarray, float] | None = None
+        self._grid: _QuarryGrid | None = None  # the last fitted one itself: where the change gate's patches lie
 
     # --- colours ---------------------------------------------------------------------------------
     def teach(self, samples: Iterable[tuple[str, Lab]]) -> Palette:
@@ -517,10 +528,20 @@ class PyradiceReader:
         return [c for c in self.detector.find(image) if c.side >= 0.5 * DIE_MM * self.ppm]
 
     # --- boards ----------------------------------------------------------------------------------
-    def read_board(self, image: np.ndarray, view: ZoneView, seat: int) -> BoardReading:
+    def read_board(self, image: np.ndarray, view: ZoneView, seat: int,
+                   known: Mapping[Slot, Die | None] | None = None) -> BoardReading:
+        """The 21 slots of a seat's board. ``known``: slots whose die (or None: empty) the game's belief gives
+        and the change gate found unchanged since the frame the belief describes: carried, sure, not read.
+        The detector and the face model run only when some slot is to be read."""
         ppm = self.ppm
+        known = known or {}
         # The zone grown by a margin: die tops a tilted camera sees beyond the board zone's edge are still read.
         view = _grown(view, ZONE_MARGIN_MM)
+        kept = self.lattices.get(seat)
+        if kept is not None and all(s in known for s in SLOTS):
+            pts = _to_frame(view, np.array([kept.centre(s) for s in SLOTS]) * ppm, ppm)
+            return BoardReading(seat, tuple(_carried_slot(s, known[s], (float(x), float(y)))
+                                            for s, (x, y) in zip(SLOTS, pts, strict=True)), kept)
         zone = rectify(image, view, ppm)
         found = self._find(zone)
         wall = view.zone.outlines[0].rect if view.zone.outlines else view.zone.rect
@@ -553,25 +574,34 @@ class PyradiceReader:
         near = self._nearest(found, targets, 0.35 * lattice.pitch * ppm)
         # A die the detector did not find near its slot: its face is sure only if the pips agree.
         centred = [self._strong_near(found, t, 0.35 * lattice.pitch * ppm) for t in targets]
-        reads, not_die = self._read(_Crops(zone, targets))
-        reads = [r if c is not None or r.pips == r.value or r.unsure else
-                 replace(r, unsure=True, reason="found by no measure but the face model")
-                 for r, c in zip(reads, centred, strict=True)]
+        wanted = [k for k, s in enumerate(SLOTS) if s not in known]
+        some, some_not_die = self._read(_Crops(zone, [targets[k] for k in wanted]))
+        reads_of: dict[int, DieRead] = {}
+        not_die = np.ones(len(SLOTS))
+        for k, r, nd in zip(wanted, some, some_not_die, strict=True):
+            c = centred[k]
+            reads_of[k] = r if c is not None or r.pips == r.value or r.unsure else \
+                replace(r, unsure=True, reason="found by no measure but the face model")
+            not_die[k] = nd
         frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
         # Where the board is under each slot (the die tops the lattice names, moved back by the parallax): an
         # empty slot shows its printed recess there, whose lines a hand or a box over the board hides.
         grounds = [foot + (np.array(lattice.centre(s)) - foot) / grow for s in SLOTS]
-        edges = [_edges(crop_die(zone, DieCandidate((g[0] * ppm, g[1] * ppm), lattice.pitch * ppm / grow,
-                                                   lattice.angle % 90, 1.0), 24)) for g in grounds]
-        bare = [r.lab for r, d in zip(reads, near, strict=True) if r.pips is None and d < FOUND]
+        edges = {k: _edges(crop_die(zone, DieCandidate((grounds[k][0] * ppm, grounds[k][1] * ppm),
+                                                       lattice.pitch * ppm / grow, lattice.angle % 90, 1.0), 24))
+                 for k in wanted}
+        bare = [r.lab for k, r in reads_of.items() if r.pips is None and near[k] < FOUND]
         board_lab = self._board_colour(seat, bare)
         # Markers of the mat not seen: something lies over the mat, perhaps over the board too.
         covered = not view.fit.complete_markers
         slots = []
         for k, slot in enumerate(SLOTS):
-            occupied, occupancy, sure_occ = _occupancy(1.0 - float(not_die[k]), near[k], reads[k], board_lab,
+            if slot in known:
+                slots.append(_carried_slot(slot, known[slot], (float(frame_pts[k, 0]), float(frame_pts[k, 1]))))
+                continue
+            read = reads_of[k]
+            occupied, occupancy, sure_occ = _occupancy(1.0 - float(not_die[k]), near[k], read, board_lab,
                                                        EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered)
-            read = reads[k]
             reason = "" if sure_occ else "cannot tell whether a die is there"
             unsure = not sure_occ or (occupied and read.unsure)
             if occupied and read.unsure and not reason:
@@ -580,9 +610,10 @@ class PyradiceReader:
                                      (float(frame_pts[k, 0]), float(frame_pts[k, 1]))))
         slots = _physics(slots)
         if covered:
-            # Part of the mat is covered (a hand, a box): what lies under it may be hidden in part too.
-            slots = [s if s.unsure else replace(s, unsure=True, reason="something covers part of the mat")
-                     for s in slots]
+            # Part of the mat is covered (a hand, a box): what lies under it may be hidden in part too (a slot
+            # carried unchanged is not: its own picture is as it was).
+            slots = [s if s.unsure or s.slot in known else
+                     replace(s, unsure=True, reason="something covers part of the mat") for s in slots]
         problems = tuple(f"{s.text} on player {seat}'s board: {s.reason}" for s in slots if s.unsure)
         if not view.complete:
             problems = (*problems, f"player {seat}'s board is not wholly seen")
@@ -625,12 +656,21 @@ class PyradiceReader:
 
     # --- the quarry --------------------------------------------------------------------------------
     def read_quarry(self, image: np.ndarray, view: ZoneView,
-                    prior: Mapping[Position, Die] | Iterable[Position] | None = None) -> QuarryReading:
+                    prior: Mapping[Position, Die] | Iterable[Position] | None = None,
+                    known: Mapping[Position, Die | str] | None = None) -> QuarryReading:
         """The quarry, judged from where the game believes its dice are (``prior``: positions, or positions with
         their dice; a full quarry when not given). Where the game knows a die, a top that does not look like it
-        is never sure: a die taken, swapped (skill A4) or misread are told apart by the turn, not by one look."""
+        is never sure: a die taken, swapped (skill A4) or misread are told apart by the turn, not by one look.
+        ``known``: positions the change gate found unchanged, with what the game's belief has there (a die,
+        COVERED or EMPTY): carried, sure, not read; with every position known and a grid kept, nothing runs."""
         ppm = self.ppm
         geo = geometry(self.boxes)
+        carry = known or {}
+        if self._grid is not None and all(p in carry for p in geo.positions):
+            grid0 = self._grid
+            pts = _to_frame(view, np.array([grid0.point(p) for p in geo.positions]) * ppm, ppm)
+            return QuarryReading(tuple(_carried_position(p, carry[p], (float(x), float(y)))
+                                       for p, (x, y) in zip(geo.positions, pts, strict=True)))
         believed = set(geo.positions if prior is None else prior)
         expected: Mapping[Position, Die] = prior if isinstance(prior, Mapping) else {}
         zone = rectify(image, view, ppm)
@@ -646,6 +686,7 @@ class PyradiceReader:
         top = [p for p in geo.positions if p in believed and not any(q in believed for q in geo.covers[p])]
         grid = grid.fit(centres, top, foot0, DIE_MM / max(camera.height, 200.0), camera.from_focal)
         self.quarry_grid = grid.params()
+        self._grid = grid
         # Top down: a die whose top is covered by a die seen above is present; an uncovered one is looked at.
         order = sorted(geo.positions, key=lambda p: -p[0])
         present: dict[Position, bool] = {}
@@ -659,6 +700,12 @@ class PyradiceReader:
             look = []
             targets = []
             for pos in layer_pos:
+                if pos in carry:
+                    c = grid.point(pos)
+                    fp = _to_frame(view, np.array([c]) * ppm, ppm)[0]
+                    readings[pos] = _carried_position(pos, carry[pos], (float(fp[0]), float(fp[1])))
+                    present[pos] = readings[pos].present
+                    continue
                 if pos not in believed:
                     present[pos] = False
                     continue
@@ -682,10 +729,10 @@ class PyradiceReader:
             for k, pos in enumerate(look):
                 p_die = 1.0 - float(not_die[k])
                 det = near[k]
-                known = expected.get(pos)
-                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], known)
+                had = expected.get(pos)
+                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], had)
                 # A die under it that looks the same (colour and face) is seen where it was once it is gone.
-                twin = known is not None and any(expected.get(q) == known for q in geo.supports[pos])
+                twin = had is not None and any(expected.get(q) == had for q in geo.supports[pos])
                 sure = sure and not twin
                 read = reads[k]
                 # Only doubtful dice lie over it: it may be covered still, or uncovered and looked at now.
@@ -698,13 +745,13 @@ class PyradiceReader:
                     reason = ""
                 elif under_doubt:
                     reason = "a die over it may be gone"
-                elif twin and occ and read.die == known:
-                    reason = f"the die under it is a {known} too"
-                elif known is not None and occ and read.die == known:
+                elif twin and occ and read.die == had:
+                    reason = f"the die under it is a {had} too"
+                elif had is not None and occ and read.die == had:
                     reason = read.reason or "hard to read"
-                elif known is not None:
-                    reason = f"looks like {read.die}, the game has {known} there" if occ else \
-                        f"looks empty, the game has {known} there"
+                elif had is not None:
+                    reason = f"looks like {read.die}, the game has {had} there" if occ else \
+                        f"looks empty, the game has {had} there"
                 else:
                     reason = read.reason if occ and read.unsure else "cannot tell whether a die is there"
                 state = COVERED if under_doubt else PRESENT if present[pos] else EMPTY
@@ -720,16 +767,10 @@ class PyradiceReader:
     # --- the reserve --------------------------------------------------------------------------------
     def read_reserve(self, image: np.ndarray, view: ZoneView, seat: int) -> ReserveReading:
         ppm = self.ppm
-        spot_mm = view.zone.rect.centre
+        cx, cy = self._reserve_point(view)
         view = _grown(view, ZONE_MARGIN_MM)  # a die off the spot, seen at a slant, may reach past the zone
         zone = rectify(image, view, ppm)
         h, w = zone.shape[:2]
-        camera = camera_from_view(view)
-        spot = np.array(spot_mm)
-        lift = DIE_MM / max(camera.height - DIE_MM, 100.0)
-        seen_at = spot + (spot - np.array(camera.foot)) * lift
-        cx = (seen_at[0] - view.zone.rect.x) * ppm
-        cy = (seen_at[1] - view.zone.rect.y) * ppm
         step = 4.0 * ppm
         targets = [DieCandidate((float(np.clip(cx + dx * step, 0, w)), float(np.clip(cy + dy * step, 0, h))),
                                 DIE_MM * ppm, a, 1.0) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for a in (0.0,)]
@@ -751,11 +792,60 @@ class PyradiceReader:
             reason = read.reason
         return ReserveReading(seat, occupied, read, unsure, True, reason)
 
+    def _reserve_point(self, view: ZoneView) -> tuple[float, float]:
+        """Where a die on the reserve spot shows its top: pixels of the zone grown by ZONE_MARGIN_MM."""
+        spot = np.array(view.zone.rect.centre)
+        camera = camera_from_view(view)
+        lift = DIE_MM / max(camera.height - DIE_MM, 100.0)
+        seen_at = spot + (spot - np.array(camera.foot)) * lift
+        return ((seen_at[0] - view.zone.rect.x + ZONE_MARGIN_MM) * self.ppm,
+                (seen_at[1] - view.zone.rect.y + ZONE_MARGIN_MM) * self.ppm)
+
+    # --- the change gate's places ---------------------------------------------------------------------
+    def places(self, image: np.ndarray, reg: Registration) -> dict[Place, tuple[np.ndarray, tuple[float, float]]]:
+        """Every place whose geometry is known, as the change gate (:class:`vision.change.ChangeGate`) compares
+        it: key -> (patch of the rectified zone, where it was cut in the zone's pixels). A slot's and a quarry
+        position's patch is the middle of a die's top there (the board's kept lattice, the quarry's last fitted
+        grid: a board not read yet has none); a reserve's is its spot and around it."""
+        out: dict[Place, tuple[np.ndarray, tuple[float, float]]] = {}
+        ppm = self.ppm
+        for seat in range(1, self.players + 1):
+            lattice = self.lattices.get(seat)
+            view = reg.zone(f"board-{seat}")
+            if lattice is not None and view is not None:
+                zone = rectify(image, _grown(view, ZONE_MARGIN_MM), ppm)
+                for slot in SLOTS:
+                    x, y = lattice.centre(slot)
+                    out[("slot", seat, slot)] = (_patch(zone, x * ppm, y * ppm, PATCH_PX), (x * ppm, y * ppm))
+            rview = reg.zone(f"reserve-{seat}")
+            if rview is not None:
+                zone = rectify(image, _grown(rview, ZONE_MARGIN_MM), ppm)
+                x, y = self._reserve_point(rview)
+                out[("reserve", seat)] = (_patch(zone, x, y, RESERVE_PATCH_PX), (x, y))
+        qview = reg.zone("quarry")
+        if self._grid is not None and qview is not None:
+            zone = rectify(image, qview, ppm)
+            for pos in geometry(self.boxes).positions:
+                x, y = self._grid.point(pos)
+                out[("quarry", pos)] = (_patch(zone, x * ppm, y * ppm, PATCH_PX), (x * ppm, y * ppm))
+        return out
+
+    def forget_geometry(self) -> None:
+        """A new table or a moved one: the boards' lattices, their colour and the quarry's grid are found anew."""
+        self.lattices.clear()
+        self.board_labs.clear()
+        self._grid = None
+        self.quarry_grid = None
+
     # --- a whole frame ------------------------------------------------------------------------------
     def read(self, image: np.ndarray, reg: Registration,
-             quarry: Mapping[Position, Die] | Iterable[Position] | None = None) -> PyradiceReading:
+             quarry: Mapping[Position, Die] | Iterable[Position] | None = None,
+             known: Mapping[Place, Any] | None = None) -> PyradiceReading:
         """Everything on the table; ``quarry`` is where the game believes quarry dice are, with their dice
-        where it knows them (a full quarry when not given)."""
+        where it knows them (a full quarry when not given). ``known``: places (see :data:`Place`) the change gate
+        found unchanged, with the game's belief there (a die; None: empty; a quarry position COVERED or EMPTY):
+        carried sure, not read; a zone all of whose places are known costs no model run."""
+        known = known or {}
         boards, reserves = [], []
         problems = list(reg.problems)
         for seat in range(1, self.players + 1):
@@ -763,17 +853,23 @@ class PyradiceReader:
             if view is None:
                 boards.append(BoardReading(seat, problems=(f"player {seat}'s board is not located",)))
             else:
-                boards.append(self.read_board(image, view, seat))
+                boards.append(self.read_board(image, view, seat, {
+                    s: known[("slot", seat, s)] for s in SLOTS if ("slot", seat, s) in known}))
             rview = reg.zone(f"reserve-{seat}")
             if rview is None:
                 reserves.append(ReserveReading(seat, False, None, True, False, "not located"))
+            elif ("reserve", seat) in known:
+                held = known[("reserve", seat)]
+                reserves.append(ReserveReading(seat, held is not None, None if held is None else _carried_die(held),
+                                               False, True, UNCHANGED))
             else:
                 reserves.append(self.read_reserve(image, rview, seat))
         qview = reg.zone("quarry")
         if qview is None:
             quarry_reading = QuarryReading(problems=("the quarry is not located",))
         else:
-            quarry_reading = self.read_quarry(image, qview, quarry)
+            quarry_reading = self.read_quarry(image, qview, quarry, {
+                k[1]: v for k, v in known.items() if k[0] == "quarry"})
         return PyradiceReading(self.players, tuple(boards), quarry_reading, tuple(reserves), tuple(problems))
 
 
@@ -834,6 +930,12 @@ def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | Non
     return False, share, found < FAINT and p_die <= 1 - EMPTY_ABOVE
 
 
+def _patch(zone: np.ndarray, x: float, y: float, side: int) -> np.ndarray:
+    """A side x side patch of a zone image centred on (x, y) px (black beyond the zone's edge)."""
+    m = np.array([[1, 0, side / 2 - x], [0, 1, side / 2 - y]], np.float32)
+    return cv2.warpAffine(zone, m, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
 def _grown(view: ZoneView, margin: float) -> ZoneView:
     """The zone view with its rectangle grown by ``margin`` mm on every side (same mat, same fit)."""
     r = view.zone.rect
@@ -852,6 +954,23 @@ def _physics(slots: list[SlotReading]) -> list[SlotReading]:
             s = replace(s, unsure=True, reason=s.reason or "read empty under a die")
         out.append(s)
     return out
+
+
+def _carried_die(die: Die) -> DieRead:
+    """A die the game's belief gives at a place whose picture did not change: sure, not read."""
+    return DieRead(die.value, die.colour or "", 1.0, 1.0, (0.0, 0.0, 0.0), False, UNCHANGED)
+
+
+def _carried_position(pos: Position, value: Die | str, centre: tuple[float, float]) -> PositionReading:
+    if isinstance(value, Die):
+        return PositionReading(pos, PRESENT, 1.0, _carried_die(value), False, UNCHANGED, centre)
+    state = COVERED if value == COVERED else EMPTY
+    return PositionReading(pos, state, 1.0 if state == COVERED else 0.0, None, False, UNCHANGED, centre)
+
+
+def _carried_slot(slot: Slot, die: Die | None, centre: tuple[float, float]) -> SlotReading:
+    return SlotReading(slot, die is not None, 1.0 if die is not None else 0.0,
+                       None if die is None else _carried_die(die), False, UNCHANGED, centre)
 
 
 class _QuarryGrid:

@@ -389,12 +389,16 @@ def quarry_point(pos: Position, boxes: int, centre: tuple[float, float], pitch: 
 
 def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int, int] = (1280, 960),
                  view: ViewStyle | None = None, style: TableStyle | None = None,
-                 geometry: np.random.Generator | None = None) -> TableFrame:
+                 geometry: np.random.Generator | None = None, looks: Sequence[int] | None = None) -> TableFrame:
     """Draw the table of ``state`` as a camera with ``view`` sees it (random when not given).
 
     ``geometry``: where the table's fixed parts come from (the cloth, the mats' layout, the camera, each board's
     lattice and tokens, the quarry board's place); a recording hands a generator made afresh from the same seed
-    for every frame, so that one table is seen throughout a game. Without it they come from ``rng``."""
+    for every frame, so that one table is seen throughout a game. Without it they come from ``rng``.
+    ``looks``: a seed for each die's pose and look (where in its slot, its turn, size, body jitter, the drawing's
+    quarter turn), drawn per place and die from it: a die nobody touched lies as it lay in the last picture, as
+    on a real table, only shaken by a tenth of a millimetre (the camera and registration's own jitter); without
+    it every picture draws every die afresh."""
     players = len(state.players)
     g = geometry if geometry is not None else rng
     view = view or random_view(rng, max_tilt=25.0)
@@ -415,15 +419,29 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
     tints = dict(style.tints) if style.tints else {c: _jittered(rng, b, style.tint_jitter)
                                                     for c, b in PYRADICE_BODIES.items()}
 
-    def body(colour: str | None) -> tuple[float, float, float]:
+    def body(colour: str | None, r: np.random.Generator) -> tuple[float, float, float]:
         base = tints.get(colour or "white", tints["white"])
-        j = rng.normal(0, style.colour_jitter, 3)
+        j = r.normal(0, style.colour_jitter, 3)
         return (base[0] + j[0], base[1] + j[1], base[2] + j[2])
 
-    def cube(die: Die, centre: tuple[float, float], base: float, angle: float) -> _Cube:
+    def die_rng(place: Sequence[int], die: Die) -> np.random.Generator:
+        """Where one die's pose and look come from: the picture's generator, or (``looks``) its place and face."""
+        if looks is None:
+            return rng
+        colour = sorted(PYRADICE_BODIES).index(die.colour) if die.colour in PYRADICE_BODIES else 9
+        return np.random.default_rng([*looks, *place, die.value, colour])
+
+    def shake() -> tuple[float, float]:
+        if looks is None:
+            return (0.0, 0.0)
+        j = rng.normal(0, 0.1, 2)
+        return (float(j[0]), float(j[1]))
+
+    def cube(die: Die, centre: tuple[float, float], base: float, angle: float, r: np.random.Generator) -> _Cube:
         colour = die.colour or "white"
-        return _Cube(centre, base, DIE_MM * float(rng.uniform(0.97, 1.03)), angle, die.value, body(colour),
-                     PYRADICE_PIPS.get(colour, PIP_COLOURS["black"]), int(rng.integers(4)))
+        dx, dy = shake()
+        return _Cube((centre[0] + dx, centre[1] + dy), base, DIE_MM * float(r.uniform(0.97, 1.03)), angle, die.value,
+                     body(colour, r), PYRADICE_PIPS.get(colour, PIP_COLOURS["black"]), int(r.integers(4)))
 
     boards: dict[int, BoardTruth] = {}
     reserves: dict[int, Die | None] = {}
@@ -452,14 +470,16 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
             boards[seat] = replace(board, dice=dice)
             for slot, die in dice.items():
                 cx, cy = board.centre(slot)
-                jitter = rng.normal(0, 0.06 * (pitch - DIE_MM) + 0.25, 2)
-                cubes.append(cube(die, (cx + jitter[0], cy + jitter[1]), 0.0, angle + float(rng.normal(0, 3))))
+                r = die_rng((1, seat, *slot), die)
+                jitter = r.normal(0, 0.06 * (pitch - DIE_MM) + 0.25, 2)
+                cubes.append(cube(die, (cx + jitter[0], cy + jitter[1]), 0.0, angle + float(r.normal(0, 3)), r))
             reserve = state.players[seat - 1].reserve
             reserves[seat] = reserve
             if reserve is not None:
                 spot = mat.zone("reserve").rect.centre
-                cubes.append(cube(reserve, (spot[0] + float(rng.normal(0, 2)), spot[1] + float(rng.normal(0, 2))),
-                                  0.0, float(rng.uniform(0, 90))))
+                r = die_rng((2, seat), reserve)
+                cubes.append(cube(reserve, (spot[0] + float(r.normal(0, 2)), spot[1] + float(r.normal(0, 2))),
+                                  0.0, float(r.uniform(0, 90)), r))
         elif mat.kind == "quarry":
             quarry_pitch = DIE_MM * float(g.uniform(1.0, 1.04))
             offset = (float(g.normal(0, 2.0)), float(g.normal(0, 1.5)))
@@ -479,9 +499,10 @@ def render_table(state: PyradiceState, rng: np.random.Generator, size: tuple[int
             for pos in sorted(state.quarry.dice):
                 die = state.quarry.dice[pos]
                 cx, cy = quarry_point(pos, boxes, centre, quarry_pitch, qangle)
-                j = rng.normal(0, 0.3, 2)
+                r = die_rng((3, *pos), die)
+                j = r.normal(0, 0.3, 2)
                 by_layer[pos[0]].append(cube(die, (cx + j[0], cy + j[1]), pos[0] * DIE_MM * 1.0,
-                                             math.degrees(qangle) + float(rng.normal(0, 2))))
+                                             math.degrees(qangle) + float(r.normal(0, 2)), r))
             # Layer by layer, after the boards' dice: an upper die is drawn over the dice it rests on.
             jobs.extend((by_layer[layer], to_table) for layer in (0, 1, 2))
         paper_to_frame = table_to_frame @ pm.paper_to_table()

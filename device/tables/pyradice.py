@@ -107,6 +107,10 @@ class PyradiceTable(TableAdapter):
         #: contradicted it was pending, so (seat, slot) -> what was read there is in doubt from then on.
         self._overridden: dict[tuple[int, Slot], Die | None] = {}
         self._pending: tuple[Any, Any] | None = None  # (the reading, the state) of the last question asked
+        #: The players moved the game on past a question (their answer, a correction, a page action) since the
+        #: last reading: the belief now describes the table they looked at, doubtful places included.
+        self._answered = False
+        self._watch: ChangeWatch | None = None
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -126,15 +130,14 @@ class PyradiceTable(TableAdapter):
         if taught:
             reader.teach(taught)
         tracker = ZoneTracker("pyradice", players)
+        watch = ChangeWatch(reader)
+        self._watch = watch
 
         def read(image: Any) -> Sequence[Any]:
             reg = tracker.update(image)
             belief = self._belief
-            prior: Any = None
-            if belief is not None:
-                q = belief.quarry
-                prior = dict(q.dice) if not q.unknown else [p for p in q.geometry.positions if q.present(p)]
-            return [reader.read(image, reg, prior)]
+            answered, self._answered = self._answered, False
+            return [watch.read(image, reg, belief, answered=answered)]
 
         return read
 
@@ -180,6 +183,7 @@ class PyradiceTable(TableAdapter):
         self._camera = True
         if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
             self._overrule(state, seen.reading)
+            self._answered = True
         result = self._explain_seen(state, seen)
         self._pending = (seen, state) if result.problems else None
         return result
@@ -416,6 +420,214 @@ class PyradiceTable(TableAdapter):
         if not with_centre:
             raise SessionError("there are no readings on the table to point at")
         return min(with_centre, key=lambda kc: (kc[1][0] - x) ** 2 + (kc[1][1] - y) ** 2)[0]
+
+
+#: A zone whose corners moved by more than this in the frame (px) was moved or bumped: its places are compared
+#: afresh (the registration's own jitter is well under it).
+ZONE_MOVED_PX = 3.0
+#: A place whose patch the reader's refitted lattice or grid moves by more than this (px of the rectified zone)
+#: takes its reference from the current frame (when unchanged there), by more than REFERENCE_LOST_PX none.
+REBASE_PX = 1.0
+REFERENCE_LOST_PX = 8.0
+#: A place whose mean colour moved by more than this (levels, any channel, after the table's common change of
+#: light) changed, whatever the gate's local score: the gate forgives a change of light over one place, and a
+#: hand (or a box) laid flat over an empty slot of a flat board is such a change to it.
+MEAN_MOVED = 16.0
+
+
+def belief_values(state: PyradiceState | None) -> dict[tuple[Any, ...], Any]:
+    """What the game's belief has at every place the reader names (see :data:`vision.pyradice_read.Place`): a
+    slot's or a reserve's die or None, a quarry position's die, "covered" (a die under another) or "empty". A
+    quarry die the game does not know whose top is uncovered is left out: it must be read (a reveal)."""
+    if state is None:
+        return {}
+    out: dict[tuple[Any, ...], Any] = {}
+    for seat, player in enumerate(state.players, start=1):
+        for slot in pyr.SLOTS:
+            out[("slot", seat, slot)] = player.pyramid.get(slot)
+        out[("reserve", seat)] = player.reserve
+    q = state.quarry
+    for pos in q.geometry.positions:
+        if not q.present(pos):
+            out[("quarry", pos)] = "empty"
+        elif q.covered(pos):
+            out[("quarry", pos)] = "covered"
+        elif pos in q.dice:
+            out[("quarry", pos)] = q.dice[pos]
+    return out
+
+
+def _read_value(item: Any) -> tuple[Any, bool]:
+    """A reading's value at its place, as :func:`belief_values` names it, and whether it was read sure."""
+    if hasattr(item, "slot") or hasattr(item, "seat"):  # a slot or a reserve
+        return (item.die.die if item.occupied and item.die is not None else None), not item.unsure
+    if item.state == "empty":
+        return "empty", not item.unsure
+    if item.state == "covered" or item.die is None:
+        return "covered", not item.unsure
+    return item.die.die, not item.unsure
+
+
+def _present(value: Any) -> bool:
+    return value is not None and value != "empty"
+
+
+class ChangeWatch:
+    """The change gate (:class:`vision.change.ChangeGate`) at one Pyradice table: which slots, quarry positions
+    and reserves look as they did in the frame the game's belief describes; those carry the belief, sure, and
+    only the rest is read.
+
+    The reference of a place is only ever the patch of a frame in which the game's belief agreed with it: when
+    the belief changes (a turn explained, the players' answer), each place read in the last frame becomes
+    reference if the belief now has there what was read sure, or, read in doubt, if the belief changed there
+    (or the players answered about that frame) and a die is there as read. A place the belief changed at is
+    read again whatever its picture (the players' answer or an undo moved a die the camera never saw move). A
+    die whose picture changed while it reads as the die the belief has is in doubt (turned, or swapped for a
+    look-alike: a one-pip misread would look so). A zone whose corners move (a mat bumped, re-registered)
+    forgets its references; a lattice or grid the reader refits a little takes its references anew from the
+    current frame where nothing changed."""
+
+    def __init__(self, reader: Any, threshold: float | None = None) -> None:
+        from vision.change import ChangeGate
+
+        self.reader = reader
+        self.gate = ChangeGate() if threshold is None else ChangeGate(threshold=threshold)
+        self.values: dict[tuple[Any, ...], Any] = {}  # the belief's value when the place's reference was taken
+        self.means: dict[tuple[Any, ...], Any] = {}  # the reference patch's mean colour
+        self.pending: dict[tuple[Any, ...], tuple[Any, Any, bool]] = {}  # place -> (patch, value read, sure)
+        self.belief: Any = None
+        self.quads: dict[str, Any] = {}
+        #: Per read: places carried and places read (for the measurements).
+        self.carried = 0
+        self.read_places = 0
+
+    def _take(self, key: tuple[Any, ...], patch: Any, value: Any) -> None:
+        """The patch becomes the place's reference, for the belief's ``value`` there."""
+        import numpy as np
+
+        self.gate.propose({key: patch})
+        self.gate.accept()
+        self.values[key] = value
+        self.means[key] = np.asarray(patch, np.float64).reshape(-1, patch.shape[-1]).mean(axis=0)
+
+    def _mean_moved(self, patches: Mapping[tuple[Any, ...], Any]) -> set[tuple[Any, ...]]:
+        """Places whose mean colour moved beyond MEAN_MOVED after the common gain (median over places)."""
+        import numpy as np
+
+        now = {k: np.asarray(p, np.float64).reshape(-1, p.shape[-1]).mean(axis=0) for k, p in patches.items()
+               if k in self.means}
+        if not now:
+            return set()
+        ratios = np.array([now[k] / np.maximum(self.means[k], 8.0) for k in now])
+        gain = np.clip(np.median(ratios, axis=0), 0.5, 2.0) if len(now) >= 4 else np.ones(ratios.shape[1])
+        return {k for k in now if float(np.abs(now[k] - gain * self.means[k]).max()) > MEAN_MOVED}
+
+    def reset(self) -> None:
+        self.gate.reset()
+        self.values.clear()
+        self.means.clear()
+        self.pending.clear()
+        self.quads.clear()
+
+    def _forget_zone(self, name: str) -> None:
+        keys = [k for k in self.values if _zone_of(k) == name]
+        keys += [k for k in self.pending if _zone_of(k) == name]
+        self.gate.reset(keys)
+        for k in keys:
+            self.values.pop(k, None)
+            self.means.pop(k, None)
+            self.pending.pop(k, None)
+
+    def _accept(self, belief: Any, answered: bool) -> None:
+        now = belief_values(belief)
+        for key, (patch, value, sure) in self.pending.items():
+            if key not in now:
+                continue
+            have = now[key]
+            changed_here = key not in self.values or self.values[key] != have
+            if (sure and value == have) or (not sure and _present(value) == _present(have)
+                                            and (changed_here or answered)):
+                self._take(key, patch, have)
+        self.pending.clear()
+
+    def read(self, image: Any, reg: Any, belief: PyradiceState | None, *, answered: bool = False) -> Any:
+        import numpy as np
+
+        for view in reg.zones:
+            quad = view.quad()
+            old = self.quads.get(view.zone.key)
+            if old is not None and float(np.abs(quad - old).max()) > ZONE_MOVED_PX:
+                self._forget_zone(view.zone.key)
+            self.quads[view.zone.key] = quad
+        if belief is not self.belief:
+            if belief is not None:
+                self._accept(belief, answered)
+            self.belief = belief
+        elif answered and belief is not None:
+            self._accept(belief, True)
+        now = belief_values(belief)
+        before = self.reader.places(image, reg)
+        scores = self.gate.compare({k: v[0] for k, v in before.items()})
+        for k in self._mean_moved({k: v[0] for k, v in before.items()}):
+            scores[k] = max(scores[k], 2 * self.gate.threshold)
+        known = {k: now[k] for k, score in scores.items()
+                 if score <= self.gate.threshold and k in now and k in self.values and self.values[k] == now[k]}
+        prior: Any = None
+        if belief is not None:
+            q = belief.quarry
+            prior = dict(q.dice) if not q.unknown else [p for p in q.geometry.positions if q.present(p)]
+        reading = self.reader.read(image, reg, prior, known)
+        after = self.reader.places(image, reg)
+        doubt: set[tuple[Any, ...]] = set()
+        items = dict(zip((_reading_key(p) for p in _places(reading)), _items(reading), strict=True))
+        self.pending = {}
+        for key, (patch, point) in after.items():
+            was = before.get(key)
+            moved = float(np.hypot(point[0] - was[1][0], point[1] - was[1][1])) if was is not None else 0.0
+            if key in known:
+                if moved > REFERENCE_LOST_PX:
+                    self.gate.reset([key])
+                    self.values.pop(key, None)
+                    self.means.pop(key, None)
+                elif moved > REBASE_PX:  # the same place, cut where the refitted lattice puts it now
+                    self._take(key, patch, known[key])
+                continue
+            item = items.get(key)
+            if item is None:
+                continue
+            value, sure = _read_value(item)
+            if (sure and isinstance(value, Die) and key in self.values and self.values[key] == now.get(key) == value
+                    and np.isfinite(scores.get(key, np.inf))):
+                doubt.add(key)  # the picture changed, the die reads the same: turned to a look-alike face?
+                sure = False
+            self.pending[key] = (patch, value, sure)
+        self.carried, self.read_places = len(known), len(after) - len(known)
+        return _in_doubt(reading, doubt) if doubt else reading
+
+
+def _zone_of(key: tuple[Any, ...]) -> str:
+    return "quarry" if key[0] == "quarry" else f"board-{key[1]}" if key[0] == "slot" else f"reserve-{key[1]}"
+
+
+def _reading_key(p: _Place) -> tuple[Any, ...]:
+    if p.kind == "slot":
+        return ("slot", p.seat, p.slot)
+    if p.kind == "quarry":
+        return ("quarry", p.position)
+    return ("reserve", p.seat)
+
+
+def _in_doubt(reading: Any, keys: set[tuple[Any, ...]]) -> Any:
+    """The reading with the places ``keys`` made unsure (the picture changed there, the die reads the same)."""
+    why = "the picture changed here but the die reads as before"
+    boards = tuple(replace(b, slots=tuple(replace(s, unsure=True, reason=why) if ("slot", b.seat, s.slot) in keys
+                                          else s for s in b.slots)) for b in reading.boards)
+    quarry = replace(reading.quarry, positions=tuple(
+        replace(p, unsure=True, reason=why) if ("quarry", p.position) in keys else p
+        for p in reading.quarry.positions))
+    reserves = tuple(replace(r, unsure=True, reason=why) if ("reserve", r.seat) in keys else r
+                     for r in reading.reserves)
+    return replace(reading, boards=boards, quarry=quarry, reserves=reserves)
 
 
 def reading_from_truth(truth: Mapping[str, Any], players: int) -> Any:
