@@ -256,14 +256,15 @@ def _same_game(session: GameSession, recording: Any) -> bool:
 
 def replay_command(args: argparse.Namespace) -> int:
     recording = load_recording(args.path)  # a bad path is reported before anything else
+    reading: dict[str, Any]  # Paša's dice by the reader chosen here; a board game's by its adapter's
     if adapter_class(recording.game).reads_dice_tray:
         reader, reader_name = choose_reader(args.reader, say=_say)
-        result = replay(args.path, reader=reader, state_dir=Path(args.state_dir) if args.state_dir else None,
-                        resume=args.resume, config_file=args.config)
+        reading = {"reader": reader}
     else:
         reader_name = args.reader or "model"
-        result = replay(args.path, reader_name=reader_name, resume=args.resume, config_file=args.config,
-                        state_dir=Path(args.state_dir) if args.state_dir else None)
+        reading = {"reader_name": reader_name}
+    result = replay(args.path, state_dir=Path(args.state_dir) if args.state_dir else None, resume=args.resume,
+                    config_file=args.config, **reading)
     if args.json:
         json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
         print()
