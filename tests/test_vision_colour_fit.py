@@ -10,6 +10,7 @@ import pytest
 
 from vision.colour import (
     CAMERA_MATRIX,
+    DICE_KINDS,
     DICE_PALETTE,
     NOMINAL_RGB,
     Palette,
@@ -20,6 +21,7 @@ from vision.colour import (
     linear_of_srgb,
     linear_rgb,
     nominal_palette,
+    with_kinds,
 )
 from vision.colour_fit import (
     BYLER_COLOURS,
@@ -28,9 +30,11 @@ from vision.colour_fit import (
     colour_medians,
     fit_camera,
     fit_kinds,
+    kind_of,
     main,
     named_right,
     read_colour_labels,
+    taught_right,
 )
 
 
@@ -118,3 +122,28 @@ def test_kinds_are_fitted_per_best_name_and_are_the_same_every_run() -> None:
     assert sorted(kinds) == ["green", "ivory"] and len(kinds["ivory"]) == 1  # under 8 dice: one kind
     assert sorted(round(k[1]) for k in kinds["green"]) == [-39, -17]
     assert fit_kinds(teal + plain + few) == kinds
+
+
+def test_a_taught_palette_with_kinds_names_a_die_of_the_other_kind_by_its_name() -> None:
+    # One taught green die is a plain green; a swirled teal green (the other kind of DICE_KINDS["green"]) is
+    # nearer the taught blue alone, and named green once the kinds join the taught colours.
+    plain, teal = DICE_KINDS["green"]
+    taught = Palette("taught", (("green", plain), ("blue", (24.0, -5.0, -10.0))), True)
+    assert taught.nearest(teal)[0] == "blue"
+    joined = with_kinds(taught)
+    assert joined.nearest(teal)[0] == "green" and joined.nearest((24.0, -5.0, -10.0))[0] == "blue"
+    assert joined.names == taught.names and joined.calibrated
+    assert with_kinds(joined).references() == joined.references()  # adding them twice adds nothing
+
+
+def test_teaching_is_measured_on_every_die_of_a_name_or_on_the_taught_kind() -> None:
+    plain, teal = DICE_KINDS["green"]
+    greens = [die(plain, "green") for _ in range(3)] + [die(teal, "green") for _ in range(3)]
+    blues = [die((24.0, -5.0, -10.0), "blue") for _ in range(3)]
+    assert kind_of(greens[0]) != kind_of(greens[-1]) and kind_of(blues[0]) == 1  # a navy blue
+    names = ("green", "blue")
+    _, worst, measured = taught_right(greens + blues, names, draws=30)
+    assert measured == 7 and worst < 1.0  # a taught plain green leaves the teal dice to the blue
+    assert taught_right(greens + blues, names, draws=30, join_kinds=True)[:2] == (1.0, 1.0)
+    share, _, measured = taught_right(greens + blues, names, draws=30, one_kind=True)
+    assert share == 1.0 and measured == 4  # the taught die's kind: two more greens and two blues

@@ -195,7 +195,8 @@ def run_eval(args: argparse.Namespace) -> int:
             f"({c['general_share']:.1%}; one reference per name: {c['general_right_one_reference']}); "
             + "; ".join(
                 f"{game} {c[game]['right']} of {c[game]['dice']}, taught from one die of each "
-                f"{c[game]['taught_share']:.1%} (worst {c[game]['taught_worst']:.1%})"
+                f"{c[game]['taught_share']:.1%} (worst {c[game]['taught_worst']:.1%}), with the kinds "
+                f"{c[game]['taught_with_kinds_share']:.1%} (worst {c[game]['taught_with_kinds_worst']:.1%})"
                 for game in c
                 if isinstance(c[game], dict)
             )
@@ -208,7 +209,8 @@ def run_eval(args: argparse.Namespace) -> int:
 def colour_figures(labels_path: Path, images: set[str], manifest: Path) -> dict[str, Any]:
     """Colour names on the labelled dice of ``images`` (their labelled boxes): the general palette as it was
     (one reference per name) and as it is (with the kinds of real dice), each game's palette, and each game's
-    colours taught from one die of each (mean and worst of 200 draws)."""
+    colours taught from one die of each (mean and worst of 200 draws), alone and joined by the kinds of real dice
+    (:func:`vision.colour.with_kinds`)."""
     from engine.dice import PALETTES
     from vision.colour import nominal_palette
     from vision.colour_fit import measure_labelled, named_right, read_colour_labels, taught_right
@@ -231,12 +233,15 @@ def colour_figures(labels_path: Path, images: set[str], manifest: Path) -> dict[
     for game, names in PALETTES.items():
         own = [d for d in dice if d.colours[0] in names]
         share, worst, measured = taught_right(dice, names)
+        joined, joined_worst, _ = taught_right(dice, names, join_kinds=True)
         figures[game] = {
             "dice": len(own),
             "right": named_right(nominal_palette(game), own),
             "taught_share": round(share, 4),
             "taught_worst": round(worst, 4),
             "taught_measured": measured,
+            "taught_with_kinds_share": round(joined, 4),
+            "taught_with_kinds_worst": round(joined_worst, 4),
         }
     return figures
 

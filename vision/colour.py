@@ -69,7 +69,8 @@ LIGHTNESS_WEIGHT = 0.5
 #: 2 kinds where a name has 8 dice or more (the number chosen by 5-fold cross-validation over train photos:
 #: 1, 2, 3 kinds named 204, 211, 209 of 220 right); val measured once: 213 of 220 (96.8%). The built-in
 #: palettes name a die by its nearest kind, and by the nominal colour where a name has no kind (gray, orange).
-#: A calibrated (taught) palette has no kinds: what the table's own dice look like replaces them.
+#: A calibrated (taught) palette has no kinds: what the table's own dice look like replaces them (unless
+#: :func:`with_kinds` adds them back beside the taught colours).
 DICE_KINDS: dict[str, tuple[Lab, ...]] = {
     "black": ((16.99, 1.63, 1.24), (19.08, 7.62, 5.14)),
     "blue": ((18.97, 22.44, -38.18), (20.23, 6.19, -12.49)),
@@ -106,7 +107,7 @@ def linear_rgb(lab: Sequence[float]) -> np.ndarray:
     return _linear(cv2.cvtColor(pixel, cv2.COLOR_LAB2RGB)[0, 0].astype(np.float64))
 
 
-def lab_of_linear(rgb: Sequence[float]) -> Lab:
+def lab_of_linear(rgb: Sequence[float] | np.ndarray) -> Lab:
     """CIELAB of a linear-light R, G, B colour (clipped to 0..1)."""
     lin = np.clip(np.asarray(rgb, np.float64), 0.0, 1.0)
     srgb = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
@@ -181,6 +182,21 @@ def nominal_palette(
         raise PaletteError(f"palette {name!r} is unknown (known: {known}; or give a calibration file)")
     kinds = tuple((n, kind) for n in names for kind in DICE_KINDS.get(n, ())) if use_kinds else ()
     return Palette(name, tuple((n, as_seen(NOMINAL_RGB[n], matrix)) for n in names), kinds=kinds)
+
+
+def with_kinds(taught: Palette) -> Palette:
+    """A taught palette that keeps the kinds of real dice (:data:`DICE_KINDS`) of its names beside the taught
+    colours: a die is named by the nearest of its taught colour and the kinds. One taught die stands for one kind
+    of its name; where a table's dice of one name are of several kinds (plain and swirled green), the kinds name
+    the others. Measured on the labelled Byler dice (``python -m vision.colour_fit``, issue 25): taught alone 79-82%
+    of the dice of a game's colours, with the kinds 97-98%. The kinds were fitted under one light (the Byler
+    photos'), so under a very different light they can mislead where the taught colours alone would not."""
+    kinded = {name for name, _ in taught.kinds} | set(DICE_KINDS)
+    kinds = list(taught.kinds)
+    for name, lab in taught.colours:
+        if name in kinded:
+            kinds += [(name, k) for k in (lab, *DICE_KINDS.get(name, ())) if (name, k) not in kinds]
+    return Palette(taught.name, taught.colours, taught.calibrated, tuple(kinds))
 
 
 def load_palette(spec: str) -> Palette:
