@@ -23,11 +23,11 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
+#: A browser test is skipped where chromium is not installed.
+needs_chromium = pytest.mark.skipif(shutil.which(CHROMIUM) is None,
+                                    reason=f"{CHROMIUM} is not installed (apt install chromium)")
 #: ``pytestmark`` of a module of browser tests: marked ``browser``, skipped where chromium is not installed.
-BROWSER_TESTS = [
-    pytest.mark.browser,
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)"),
-]
+BROWSER_TESTS = [pytest.mark.browser, needs_chromium]
 
 
 def open_page(browser: Any, address: str, viewport: dict[str, int], live: bool = True) -> tuple[Any, list[str]]:

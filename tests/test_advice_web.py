@@ -3,16 +3,18 @@ the shell's Hint card in headless Chromium (Debian's chromium through Playwright
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
 
+from device.appliance import Appliance
 from device.eventlog import EventLog
 from device.hub import Hub
 from device.session import GameSession
+from tests.browser import DESKTOP, needs_chromium, open_page
 from web import api, create_app
 
 
@@ -83,56 +85,37 @@ def test_one_hint_at_a_time(session: GameSession, app: Flask) -> None:
 
 # --- the page ------------------------------------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
 @pytest.mark.browser
-@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} is not installed (apt install chromium)")
-def test_the_page_shows_a_hint_only_when_asked(tmp_path: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    from device.appliance import Appliance, truth_reader
-    from device.config import Config
+@needs_chromium
+def test_the_page_shows_a_hint_only_when_asked(web_appliance: tuple[Appliance, str], browser: Any) -> None:
+    appliance, address = web_appliance
+    session = appliance.session
+    session.new_game(["Anna", "Ben"], game="dicetreasure", mode="offline", seed=9)
+    page, errors = open_page(browser, address, DESKTOP)
+    page.wait_for_selector("#hint-card:not([hidden])", timeout=5000)
+    assert page.locator("#hint-options li").count() == 0  # never forced: nothing until asked
+    page.click("#hint-button")  # Dice Treasure starts with chance (cards laid out): no hint now
+    page.wait_for_selector("#hint-summary:text('no hint now')", timeout=5000)
 
-    config = Config().replace(panel={"mode": "mock"}, game={"players": ["Anna", "Ben"]})
-    with Appliance(config, None, truth_reader, state_dir=tmp_path) as appliance, sync_api.sync_playwright() as p:
-        address = appliance.start_web("127.0.0.1", 0)
-        session = appliance.session
-        session.new_game(["Anna", "Ben"], game="dicetreasure", mode="offline", seed=9)
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(address)
-            page.wait_for_selector("#connection:text('live')", timeout=10000)
-            page.wait_for_selector("#hint-card:not([hidden])", timeout=5000)
-            assert page.locator("#hint-options li").count() == 0  # never forced: nothing until asked
-            page.click("#hint-button")  # Dice Treasure starts with chance (cards laid out): no hint now
-            page.wait_for_selector("#hint-summary:text('no hint now')", timeout=5000)
+    game = session.game
+    assert game is not None
+    import random
 
-            game = session.game
-            assert game is not None
-            import random
+    rng = random.Random(1)
+    while game.status(session.state).awaiting == "chance":
+        session.apply(game.random_chance(session.state, rng), "page")
+    version = str(session.hub.latest()[0])
+    page.wait_for_selector(f"body[data-version='{version}']", timeout=5000)
+    page.click("#hint-button")
+    page.wait_for_selector("#hint-card[data-state='shown']", timeout=10000)
+    shown = page.locator("#hint-options li").evaluate_all("(items) => items.map((li) => li.dataset.text)")
+    legal = {a["text"] for a in session.legal()["legal"]}
+    assert shown and set(shown) <= legal
+    assert "playout" in page.inner_text("#hint-options li >> nth=0")
+    assert "expected gold margin" in page.inner_text("#hint-summary")
 
-            rng = random.Random(1)
-            while game.status(session.state).awaiting == "chance":
-                session.apply(game.random_chance(session.state, rng), "page")
-            version = str(session.hub.latest()[0])
-            page.wait_for_selector(f"body[data-version='{version}']", timeout=5000)
-            page.click("#hint-button")
-            page.wait_for_selector("#hint-card[data-state='shown']", timeout=10000)
-            shown = page.locator("#hint-options li").evaluate_all("(items) => items.map((li) => li.dataset.text)")
-            legal = {a["text"] for a in session.legal()["legal"]}
-            assert shown and set(shown) <= legal
-            assert "playout" in page.inner_text("#hint-options li >> nth=0")
-            assert "expected gold margin" in page.inner_text("#hint-summary")
-
-            # The table moves on: the hint for the position left is taken away.
-            session.apply_text(shown[0], "page")
-            page.wait_for_selector("#hint-card[data-state='none']", timeout=5000)
-            assert page.locator("#hint-options li").count() == 0
-            assert errors == [], f"the page's scripts failed: {errors}"
-        finally:
-            browser.close()
+    # The table moves on: the hint for the position left is taken away.
+    session.apply_text(shown[0], "page")
+    page.wait_for_selector("#hint-card[data-state='none']", timeout=5000)
+    assert page.locator("#hint-options li").count() == 0
+    assert errors == [], f"the page's scripts failed: {errors}"
