@@ -7,7 +7,7 @@ import * as generic from "./generic.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
-/** An SVG element: attributes that are null, undefined or false are left out (as app.js's el does). */
+/** An SVG element; attributes that are null, undefined or false are left out. */
 export function svg(tag, attrs = {}, text = "") {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) {
