@@ -174,3 +174,21 @@ def test_the_adapter_asks_about_a_doubtful_space_and_refuses_a_die_on_another_pl
     problems = table.explain(before, CardsView(wrong)).problems
     assert problems and f"card {card.card.id} space {empty + 1}" in problems[0] and "whose turn" in problems[0]
     assert table.live == "camera"
+
+
+def _loose(value: int, pips: int | None, confidence: float, cocked: bool = False) -> Any:
+    from vision.types import DieReading
+
+    return DieReading((0.0, 0.0, 10.0, 10.0), (5.0, 5.0), 0.0, value, "red", confidence, cocked=cocked, pips=pips)
+
+
+def test_a_loose_die_is_confirmed_by_its_pips_or_past_the_die_readers_line_when_they_cannot_be_counted() -> None:
+    from vision.dicetreasure_read import LOOSE_MODEL_ALONE_ABOVE, _pips_confirm
+
+    assert _pips_confirm(_loose(4, 4, 0.85))  # the count agrees
+    # No count at all (a pip ~2 px at a whole table): the model alone, only when it is past the line.
+    assert _pips_confirm(_loose(4, None, LOOSE_MODEL_ALONE_ABOVE))
+    assert not _pips_confirm(_loose(4, None, 0.99))
+    assert not _pips_confirm(_loose(4, None, 0.9999, cocked=True))
+    # A count that disagrees is never overruled here, however sure the model is.
+    assert not _pips_confirm(_loose(4, 3, 0.99999))

@@ -209,6 +209,10 @@ class DiceTreasureTable(TableAdapter):
         self._among: tuple[str, ...] | None = None
         self._base_round: int | None = None
         self._claimed_before: frozenset[str] = frozenset()
+        #: Whether the last table explained was awaiting cards (a deal), and the last frame read with its
+        #: registration (read again when the spots' memory is forgotten: see :meth:`explain`).
+        self._dealing = False
+        self._last: tuple[Any, Any] | None = None
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -243,6 +247,7 @@ class DiceTreasureTable(TableAdapter):
 
         def read(image: Any) -> Sequence[Any]:
             registration = tracker.update(image)
+            self._last = (image, registration)
             return [snapshot_of(reader.read(image, registration, among=self._among))]
 
         return read
@@ -306,9 +311,15 @@ class DiceTreasureTable(TableAdapter):
     def explain(self, state: Any, seen: Any) -> Explained:
         if not isinstance(seen, CardsView):
             return Explained(problems=("nothing read of the motif cards",))
-        if self._reader is not None and state.round != self._round:
-            self._reader.forget()  # new cards are dealt each round: the spots' memory is of the last one
-        self._round = state.round
+        # New cards are dealt each round, and in the solo game two more within the round: the spots' memory is of
+        # the cards that lay there before (a red card dealt on a spot that held another red card was taken surely
+        # for the old one, seed 42), so it is forgotten and the frame read again without it.
+        dealing = state.phase in (Phase.DEAL, Phase.SOLO_DEAL)
+        fresh = state.round != self._round or (dealing and not self._dealing)
+        self._round, self._dealing = state.round, dealing
+        if fresh and self._reader is not None:
+            self._reader.forget()
+            seen = self._read_again(seen, None if dealing else self._among)
         if seen.mats is not None:
             explained = self._explain_table(state, seen)
             self._believe(state, explained)
@@ -337,6 +348,14 @@ class DiceTreasureTable(TableAdapter):
             return Explained(problems=("the dice on the cards cannot all have come from this turn's dice and "
                                        "reserves: check the cards",))
         return explained_by(self.game, state, explanation.actions)
+
+    def _read_again(self, seen: CardsView, among: Sequence[str] | None) -> CardsView:
+        """The last frame read again (the reader's memory just forgotten), unless a player already corrected or
+        confirmed what was read of it."""
+        if self._last is None or self._reader is None or seen.confirmed or any(s.corrected for s in seen.spaces):
+            return seen
+        image, registration = self._last
+        return self.observe([snapshot_of(self._reader.read(image, registration, among=among))], moved=seen.moved)
 
     def _believe(self, state: DiceTreasureState, explained: Explained) -> None:
         """What the reader should expect next: the cards in play after the actions explained."""
