@@ -7,6 +7,11 @@ placed, no hand): two boards and the quarry. Figures, median over the frames and
 - *read*: :meth:`vision.pyradice_read.PyradiceReader.read` with the zones kept (:class:`ZoneTracker`, as the
   device runs) and the game's belief of the quarry, on one core (the process pinned to one CPU, OpenCV and ONNX
   Runtime with one thread) and on all cores; *locate* adds a full registration;
+- *after one placement*: the same tables read through the change gate as the device reads a game
+  (:class:`device.tables.pyradice.ChangeWatch`): the table one placement earlier read and agreed with, then the
+  table after the placement (the mover's slot, the quarry position and what its going changed are read, the
+  rest carried from the game's belief), and the same table seen again with nothing changed; pictures drawn as
+  the recorder draws them (one table, untouched dice lie still);
 - *settled to page*: :meth:`device.session.GameSession.on_settled` with the truth's reading of the table after
   a turn (the adapter's observation, the engine's explanation, the event log's write, the hub's event): the
   device's part after the stability filter settles;
@@ -84,6 +89,48 @@ def read_times(frames: list[tuple[Any, dict[Any, Any]]], threads: int, repeat: i
     return _median_ms(kept), _median_ms(cpu), _median_ms(full)
 
 
+def gated_times(repeat: int) -> tuple[float, float, float]:
+    """(median CPU ms of a read after one placement, of a read of a table seen again unchanged, the median
+    share of places carried after a placement), one core, through the change gate."""
+    from dataclasses import replace
+
+    from device.tables.pyradice import ChangeWatch
+    from vision.mat_render import random_view
+    from vision.pyradice_read import PyradiceReader
+    from vision.pyradice_render import random_table_style, render_table, seeded_state
+    from vision.registration import ZoneTracker
+
+    reader = PyradiceReader(2, threads=1)
+    placed_cpu: list[float] = []
+    same_cpu: list[float] = []
+    carried: list[float] = []
+    for seed, placed in zip(SEEDS, PLACED, strict=True):
+        view = random_view(np.random.default_rng([seed, 2, 2]), max_tilt=25.0)
+        style = random_table_style(np.random.default_rng([seed, 2, 3]), hand=0.0)
+
+        def picture(state: Any, k: int, seed: int = seed, view: Any = view, style: Any = style) -> np.ndarray:
+            return render_table(state, np.random.default_rng([seed, 2, 11, k]), (1280, 960), view, style,
+                                geometry=np.random.default_rng([seed, 2, 5]), looks=(seed, 2, 13)).image
+
+        before, after = seeded_state(seed, 2, placed - 1), seeded_state(seed, 2, placed)
+        first, second = picture(before, 0), picture(after, 1)
+        for _ in range(repeat):
+            reader.forget_geometry()
+            watch = ChangeWatch(reader)
+            tracker = ZoneTracker("pyradice", 2, refit_every=10**9)
+            watch.read(first, tracker.update(first), before)
+            belief = replace(before)  # the game agreed with that table
+            watch.read(first, tracker.update(first), belief)
+            c0 = time.process_time()
+            watch.read(second, tracker.update(second), belief)
+            placed_cpu.append(time.process_time() - c0)
+            carried.append(watch.carried / max(watch.carried + watch.read_places, 1))
+            c0 = time.process_time()
+            watch.read(second, tracker.update(second), belief)
+            same_cpu.append(time.process_time() - c0)
+    return _median_ms(placed_cpu), _median_ms(same_cpu), float(np.median(carried))
+
+
 def settle_times(repeat: int) -> float:
     """Median ms of the session's work for a settled table (truth readings of one turn after another)."""
     from device.eventlog import EventLog
@@ -141,6 +188,15 @@ def run(args: argparse.Namespace) -> int:
         finally:
             _pin(all_cpus)
             cv2.setNumThreads(len(all_cpus))
+    _pin({min(all_cpus)})
+    cv2.setNumThreads(1)
+    try:
+        placed, same, carried = gated_times(max(1, repeat // 2))
+        print(f"  one core, through the change gate: after one placement {placed:7.1f} ms CPU ({carried:.0%} of the "
+              f"places carried), the same table again {same:7.1f} ms CPU  (target 60 ms)")
+    finally:
+        _pin(all_cpus)
+        cv2.setNumThreads(len(all_cpus))
     settle = settle_times(repeat)
     print(f"  settled table to the page's event {settle:7.1f} ms (truth readings; target 200 ms)")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -97,6 +97,13 @@ FAINT = 0.3
 PATCH_PX = 28
 #: The reserve's patch: the spot and around it (a reserve die is put down within a few mm of it).
 RESERVE_PATCH_PX = 48
+#: With the change gate, a board with at most WINDOW_PLACES slots to read and a lattice fitted on at least
+#: KEEP_LATTICE_DICE dice is read in windows: the detector only around those slots (WINDOW_REACH_MM beyond
+#: them), the lattice kept; the quarry likewise around at most twice as many positions to read (a die taken from
+#: the top changes the look of the dice under it), its last grid kept.
+WINDOW_PLACES = 8
+KEEP_LATTICE_DICE = 6
+WINDOW_REACH_MM = 24.0
 #: A place the game's belief gives (:meth:`PyradiceReader.read`'s ``known``): ("slot", seat, slot),
 #: ("quarry", position) or ("reserve", seat).
 Place = tuple[Any, ...]
@@ -527,6 +534,24 @@ class PyradiceReader:
     def _find(self, image: np.ndarray) -> list[DieCandidate]:
         return [c for c in self.detector.find(image) if c.side >= 0.5 * DIE_MM * self.ppm]
 
+    def _find_around(self, image: np.ndarray, points: Sequence[tuple[float, float]]) -> list[DieCandidate]:
+        """The detector on the part of a zone image around ``points`` (px) only, at the scale it sees the whole
+        image at (:meth:`_find`): the same dice found there, for a fraction of the network's work."""
+        detector = self.detector
+        if not points or not hasattr(detector, "_run"):
+            return self._find(image)
+        h, w = image.shape[:2]
+        reach = WINDOW_REACH_MM * self.ppm
+        pts = np.array(points, np.float64)
+        x0, y0 = (max(0, int(v)) for v in pts.min(axis=0) - reach)
+        x1, y1 = int(min(w, pts[:, 0].max() + reach)), int(min(h, pts[:, 1].max() + reach))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return []
+        scale = detector.max_side / max(h, w)
+        window = image[y0:y1, x0:x1]
+        return [replace(c, centre=(c.centre[0] + x0, c.centre[1] + y0)) for c in _detect_at(detector, window, scale)
+                if c.side >= 0.5 * DIE_MM * self.ppm]
+
     # --- boards ----------------------------------------------------------------------------------
     def read_board(self, image: np.ndarray, view: ZoneView, seat: int,
                    known: Mapping[Slot, Die | None] | None = None) -> BoardReading:
@@ -543,7 +568,15 @@ class PyradiceReader:
             return BoardReading(seat, tuple(_carried_slot(s, known[s], (float(x), float(y)))
                                             for s, (x, y) in zip(SLOTS, pts, strict=True)), kept)
         zone = rectify(image, view, ppm)
-        found = self._find(zone)
+        # A few slots to read on a board whose lattice is known from many dice: the detector looks only around
+        # them (at the scale it sees the whole zone at) and the lattice is kept as it is.
+        windowed = kept is not None and kept.dice >= KEEP_LATTICE_DICE and len(SLOTS) - len(known) <= WINDOW_PLACES
+        if windowed:
+            assert kept is not None
+            found = self._find_around(zone, [(kept.centre(s)[0] * ppm, kept.centre(s)[1] * ppm)
+                                             for s in SLOTS if s not in known])
+        else:
+            found = self._find(zone)
         wall = view.zone.outlines[0].rect if view.zone.outlines else view.zone.rect
         # The prior: a board of nominal pitch centred in the printed outline (zone mm, zone origin).
         zx, zy = view.zone.rect.x, view.zone.rect.y
@@ -563,9 +596,8 @@ class PyradiceReader:
         fit_on = strong if len(strong) >= 2 else found
         centres = np.array([[c.centre[0] / ppm, c.centre[1] / ppm] for c in fit_on]) if fit_on else np.zeros((0, 2))
         weights = np.array([c.score for c in fit_on]) if fit_on else np.zeros(0)
-        lattice = fit_lattice(centres, weights, prior, keep) if len(fit_on) else keep
-        if lattice is None:
-            lattice = prior
+        fitted = keep if windowed else fit_lattice(centres, weights, prior, keep) if len(fit_on) else keep
+        lattice = fitted if fitted is not None else prior
         if keep is None or lattice.dice >= keep.dice:
             self.lattices[seat] = lattice
         side = self._die_side(found, lattice) * ppm
@@ -674,7 +706,14 @@ class PyradiceReader:
         believed = set(geo.positions if prior is None else prior)
         expected: Mapping[Position, Die] = prior if isinstance(prior, Mapping) else {}
         zone = rectify(image, view, ppm)
-        found = self._find(zone)
+        to_read = [p for p in geo.positions if p not in carry]
+        # A few positions to read and a grid kept: the detector looks only around them, the grid is kept.
+        kept_grid = self._grid if self._grid is not None and len(to_read) <= 2 * WINDOW_PLACES else None
+        if kept_grid is not None:
+            found = self._find_around(zone, [(kept_grid.point(p)[0] * ppm, kept_grid.point(p)[1] * ppm)
+                                             for p in to_read])
+        else:
+            found = self._find(zone)
         zx, zy = view.zone.rect.x, view.zone.rect.y
         camera = camera_from_view(view)
         foot0 = np.array([camera.foot[0] - zx, camera.foot[1] - zy])
@@ -684,9 +723,14 @@ class PyradiceReader:
         centres = np.array([[c.centre[0] / ppm, c.centre[1] / ppm] for c in found]) if found else np.zeros((0, 2))
         # Which positions can show their top: the believed ones no believed die covers.
         top = [p for p in geo.positions if p in believed and not any(q in believed for q in geo.covers[p])]
-        grid = grid.fit(centres, top, foot0, DIE_MM / max(camera.height, 200.0), camera.from_focal)
+        if kept_grid is not None:
+            grid = kept_grid
+        else:
+            grid = grid.fit(centres, top, foot0, DIE_MM / max(camera.height, 200.0), camera.from_focal)
         self.quarry_grid = grid.params()
         self._grid = grid
+        frame_at = dict(zip(geo.positions, _to_frame(view, np.array([grid.point(p) for p in geo.positions]) * ppm,
+                                                      ppm), strict=True))
         # Top down: a die whose top is covered by a die seen above is present; an uncovered one is looked at.
         order = sorted(geo.positions, key=lambda p: -p[0])
         present: dict[Position, bool] = {}
@@ -701,8 +745,7 @@ class PyradiceReader:
             targets = []
             for pos in layer_pos:
                 if pos in carry:
-                    c = grid.point(pos)
-                    fp = _to_frame(view, np.array([c]) * ppm, ppm)[0]
+                    fp = frame_at[pos]
                     readings[pos] = _carried_position(pos, carry[pos], (float(fp[0]), float(fp[1])))
                     present[pos] = readings[pos].present
                     continue
@@ -713,8 +756,7 @@ class PyradiceReader:
                 # A die over it that is surely there (read sure, or itself under a die: one die is taken a turn).
                 if above and any(not readings[q].unsure or readings[q].state == COVERED for q in above):
                     present[pos] = True
-                    c = grid.point(pos)
-                    fp = _to_frame(view, np.array([c]) * ppm, ppm)[0]
+                    fp = frame_at[pos]
                     readings[pos] = PositionReading(pos, COVERED, 1.0, None, False, "covered",
                                                     (float(fp[0]), float(fp[1])))
                     continue
@@ -830,6 +872,10 @@ class PyradiceReader:
                 out[("quarry", pos)] = (_patch(zone, x * ppm, y * ppm, PATCH_PX), (x * ppm, y * ppm))
         return out
 
+    def geometry(self) -> tuple[Any, ...]:
+        """What :meth:`places` cuts at (the kept lattices and the quarry grid): equal while the places stay put."""
+        return (tuple(self.lattices.get(seat) for seat in range(1, self.players + 1)), id(self._grid))
+
     def forget_geometry(self) -> None:
         """A new table or a moved one: the boards' lattices, their colour and the quarry's grid are found anew."""
         self.lattices.clear()
@@ -928,6 +974,38 @@ def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | Non
     if occupied:
         return True, share, found >= FOUND and read.pips is not None and p_die >= 1 - DIE_BELOW and not read.unsure
     return False, share, found < FAINT and p_die <= 1 - EMPTY_ABOVE
+
+
+def _detect_at(detector: Any, image: np.ndarray, scale: float) -> list[DieCandidate]:
+    """:meth:`vision.detect.DiceDetector.find` at a given scale (network pixels per image pixel) instead of the
+    one that fits the image's longer side to the network's input: a window of a zone seen as in the whole."""
+    from vision.detect import (
+        MIN_EDGE_STRENGTH,
+        PAD_MULTIPLE,
+        PAD_VALUE,
+        blend_side,
+        decode,
+        edge_angle,
+        edge_sides,
+        side_from_box,
+    )
+
+    h, w = image.shape[:2]
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    boxed = np.full((-(-nh // PAD_MULTIPLE) * PAD_MULTIPLE, -(-nw // PAD_MULTIPLE) * PAD_MULTIPLE, 3), PAD_VALUE,
+                    np.uint8)
+    boxed[:nh, :nw] = resized
+    found = []
+    for cx, cy, bw, bh, net_angle, score in decode(detector._run(boxed), scale, detector.threshold, (w, h)):
+        angle, strength = edge_angle(image, (cx, cy), (bw + bh) / 2 / 1.2)
+        if strength < MIN_EDGE_STRENGTH:
+            angle = net_angle
+        found.append(((cx, cy), side_from_box(bw, bh, angle), angle, score))
+    if detector.refine and found:
+        measured = edge_sides(image, [f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
+        found = [(c, blend_side(side, m), a, sc) for (c, side, a, sc), m in zip(found, measured, strict=True)]
+    return [DieCandidate(centre=c, side=side, angle=a, score=sc) for c, side, a, sc in found]
 
 
 def _patch(zone: np.ndarray, x: float, y: float, side: int) -> np.ndarray:

@@ -433,6 +433,8 @@ REFERENCE_LOST_PX = 8.0
 #: light) changed, whatever the gate's local score: the gate forgives a change of light over one place, and a
 #: hand (or a box) laid flat over an empty slot of a flat board is such a change to it.
 MEAN_MOVED = 16.0
+#: The doubt of a die whose picture changed while it reads as the die the game has there.
+PICTURE_CHANGED = "the picture changed here but the die reads as before: turned, or swapped for a look-alike?"
 
 
 def belief_values(state: PyradiceState | None) -> dict[tuple[Any, ...], Any]:
@@ -576,8 +578,9 @@ class ChangeWatch:
         if belief is not None:
             q = belief.quarry
             prior = dict(q.dice) if not q.unknown else [p for p in q.geometry.positions if q.present(p)]
+        geometry = self.reader.geometry()
         reading = self.reader.read(image, reg, prior, known)
-        after = self.reader.places(image, reg)
+        after = before if self.reader.geometry() == geometry else self.reader.places(image, reg)
         doubt: set[tuple[Any, ...]] = set()
         items = dict(zip((_reading_key(p) for p in _places(reading)), _items(reading), strict=True))
         self.pending = {}
@@ -619,7 +622,7 @@ def _reading_key(p: _Place) -> tuple[Any, ...]:
 
 def _in_doubt(reading: Any, keys: set[tuple[Any, ...]]) -> Any:
     """The reading with the places ``keys`` made unsure (the picture changed there, the die reads the same)."""
-    why = "the picture changed here but the die reads as before"
+    why = PICTURE_CHANGED
     boards = tuple(replace(b, slots=tuple(replace(s, unsure=True, reason=why) if ("slot", b.seat, s.slot) in keys
                                           else s for s in b.slots)) for b in reading.boards)
     quarry = replace(reading.quarry, positions=tuple(
@@ -697,12 +700,15 @@ def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], see
 
 def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> bool:
     """Whether a reading in doubt (of the mover's board, reserve or the quarry) reads otherwise than the game has
-    it."""
+    it, or is in doubt because its picture changed although it reads as the game has it (a die turned to a face
+    misread as the old one would look so: news, asked about)."""
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
     if board is not None:
         for s in board.slots:
             if s.slot in seen.unsure_slots:
+                if s.reason == PICTURE_CHANGED:
+                    return True
                 read = s.die.die if s.occupied and s.die is not None else None
                 if (read is None) != (mine.get(s.slot) is None) or (read is not None and read != mine.get(s.slot)):
                     return True
