@@ -20,6 +20,7 @@ from device.tables import adapter_for
 from device.tables.dicetreasure import Snapshot, snapshot_from_truth
 from engine.dice import Die
 from engine.dicetreasure import GAME, EndTurn, Roll
+from engine.dicetreasure.state import DiceTreasureState as GameState
 
 
 @pytest.mark.parametrize(("players", "seed"), [(1, 21), (2, 22)])
@@ -67,6 +68,7 @@ def test_the_truth_reads_as_snapshots_that_agree_only_when_the_table_is_the_same
         table.follow(before, GAME.parse_action(text), state)
     roll = canonical(state, Roll((Die(6, "purple"), Die(1, "red"), Die(3, "blue"), Die(2, "red"), Die(4, "green"),
                                   Die(5, "yellow"))))
+    assert isinstance(roll, Roll)
     assert str(roll) == "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"
     assert canonical(state, EndTurn((Die(2, "blue"), Die(1, "red")))) == EndTurn((Die(1, "red"), Die(2, "blue")))
     dealt = truth_of(state, table)
@@ -109,3 +111,63 @@ def test_what_the_camera_cannot_see_is_asked() -> None:
     # Accepted as read (CONFIRM): the roll is taken.
     confirmed = adapter.explain(state, adapter.confirm(adapter.observe([unsure], moved=True)))
     assert [str(a) for a in confirmed.actions] == ["roll red:3 red:3 red:3 red:3 red:3 red:3"]
+
+
+def test_dice_lying_where_the_last_turns_dice_lay_are_no_new_roll() -> None:
+    from dataclasses import replace
+
+    from device.tables.dicetreasure import ZoneReading
+
+    adapter = adapter_for(GAME)
+    start = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"})
+    state, table = start, Table(2)
+    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4"):
+        before, state = state, GAME.apply(state, GAME.parse_action(text))
+        table.follow(before, GAME.parse_action(text), state)
+    roll = canonical(state, Roll((Die(6, "purple"), Die(1, "red"), Die(3, "blue"), Die(2, "red"), Die(4, "green"),
+                                  Die(5, "yellow"))))
+    assert isinstance(roll, Roll)
+    turn = GAME.apply(state, roll)
+    where = tuple((100.0 + 30 * i, 200.0) for i in range(len(roll.dice)))
+
+    def seen(at: GameState, centres: tuple[tuple[float, float], ...]) -> object:
+        snapshot = snapshot_from_truth(truth_of(at, table))
+        tray = ZoneReading("tray", roll.dice, True, centres)
+        return adapter.observe([replace(snapshot, zones=(tray, *snapshot.zones[1:]))], moved=False)
+
+    assert [str(a) for a in adapter.explain(state, seen(turn, where)).actions] == [str(roll)]
+    assert adapter.explain(turn, seen(turn, where)).actions == ()  # Anna's roll, still in the tray
+    ended = GAME.apply(turn, GAME.parse_action("end", turn))  # Ben rolls next
+    # The players went ahead of the table: Anna's dice still lie in the tray, where they lay. No roll for Ben.
+    assert adapter.explain(ended, seen(ended, where)).actions == ()
+    # The same faces rolled again land elsewhere: Ben's roll.
+    moved = tuple((x + 11.0, y + 7.0) for x, y in where)
+    assert [str(a) for a in adapter.explain(ended, seen(ended, moved)).actions] == [str(roll)]
+
+
+def test_a_reserve_read_in_doubt_as_the_game_has_it_is_no_question_before_the_roll() -> None:
+    from dataclasses import replace
+
+    from device.tables.dicetreasure import ZoneReading
+
+    adapter = adapter_for(GAME)
+    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
+    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4",
+                 "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"):
+        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
+        table.follow(before, GAME.parse_action(text, before), state)
+    ended = GAME.apply(state, GAME.parse_action("end keep red:1 blue:3", state))  # Ben rolls next
+    table.follow(state, GAME.parse_action("end keep red:1 blue:3", state), ended)
+    snapshot = snapshot_from_truth(truth_of(ended, table))
+    ben = (Die(2, "green"), Die(6, "yellow"), Die(1, "purple"), Die(4, "blue"), Die(3, "red"), Die(5, "green"))
+
+    def seen(anna: tuple[Die, ...]) -> object:
+        zones = [z for z in snapshot.zones if z.zone not in ("tray", "reserve-1")]
+        zones += [ZoneReading("tray", ben), ZoneReading("reserve-1", anna, sure=False)]
+        return adapter.observe([replace(snapshot, zones=tuple(zones))], moved=False)
+
+    roll = adapter.explain(ended, seen((Die(1, "red"), Die(3, "blue"))))
+    assert [str(a) for a in roll.actions] == [str(canonical(ended, Roll(ben)))] and not roll.problems
+    # Read in doubt as something else than the game has: asked.
+    asked = adapter.explain(ended, seen((Die(1, "red"), Die(5, "blue"))))
+    assert not asked.actions and "reserve 1 are hard to read" in asked.problems[0]

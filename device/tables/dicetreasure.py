@@ -82,6 +82,8 @@ class ZoneReading:
     zone: str
     dice: tuple[Die, ...]
     sure: bool = True
+    #: Where each die lies in the frame (px; empty when not known, as from a recording's truth).
+    centres: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,8 @@ def snapshot_of(reading: Any) -> Snapshot:
         spots.append(SpotReading(r.zone, r.spot, identity.card, tuple(d.die for d in item.dice),
                                  tuple(d.why if d.unsure else "" for d in item.dice),
                                  tuple(d.centre_px for d in item.dice), doubt))
-    zones = tuple(ZoneReading(zone, tuple(d.die for d in dice), all(not d.unsure for d in dice))
-                  for zone, dice in reading.loose.items())
+    zones = tuple(ZoneReading(zone, tuple(d.die for d in dice), all(not d.unsure for d in dice),
+                              tuple(d.centre_px for d in dice)) for zone, dice in reading.loose.items())
     return Snapshot(tuple(spots), zones, tuple(reading.problems))
 
 
@@ -155,6 +157,8 @@ class CardsView:
     read: Mapping[str, tuple[Die, ...]] = field(default_factory=dict)
     #: Cards identified doubtfully: card id -> (where it lies, the card it could also be, "?" for none named).
     doubtful_cards: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: The tray's dice as read with where each lies in the frame (empty when positions are not known).
+    tray_at: tuple[tuple[Die, tuple[float, float]], ...] = ()
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -213,6 +217,9 @@ class DiceTreasureTable(TableAdapter):
         #: registration (read again when the spots' memory is forgotten: see :meth:`explain`).
         self._dealing = False
         self._last: tuple[Any, Any] | None = None
+        #: The tray's dice and where they lay when last seen during a turn: a roll moves every die, so dice lying
+        #: where the last turn's lay are no new roll (see :func:`_unrolled`).
+        self._turn_tray: tuple[tuple[Die, tuple[float, float]], ...] = ()
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -322,6 +329,7 @@ class DiceTreasureTable(TableAdapter):
             seen = self._read_again(seen, None if dealing else self._among)
         if seen.mats is not None:
             explained = self._explain_table(state, seen)
+            explained = self._rolled(state, seen, explained)
             self._believe(state, explained)
             return explained
         targets = {c.card.id for c in target_cards(state)}
@@ -348,6 +356,20 @@ class DiceTreasureTable(TableAdapter):
             return Explained(problems=("the dice on the cards cannot all have come from this turn's dice and "
                                        "reserves: check the cards",))
         return explained_by(self.game, state, explanation.actions)
+
+    def _rolled(self, state: DiceTreasureState, seen: CardsView, explained: Explained) -> Explained:
+        """``explained`` cut before a roll whose dice lie where the dice of the last turn lay: they were not rolled
+        (the game is ahead of the table: the players answered for a table the camera has not seen yet, seed 41).
+        Remembers the tray seen during a turn."""
+        rolled = next((a for a in explained.actions if isinstance(a, Roll)), None)
+        if rolled is not None and not seen.confirmed and _unrolled(seen.tray_at, self._turn_tray):
+            return explained_by(self.game, state, tuple(itertools.takewhile(lambda a: not isinstance(a, Roll),
+                                                                            explained.actions)))
+        if rolled is not None:
+            self._turn_tray = ()
+        elif state.phase is Phase.TURN and seen.tray is not None:  # read surely (empty too)
+            self._turn_tray = seen.tray_at
+        return explained
 
     def _read_again(self, seen: CardsView, among: Sequence[str] | None) -> CardsView:
         """The last frame read again (the reader's memory just forgotten), unless a player already corrected or
@@ -386,6 +408,7 @@ class DiceTreasureTable(TableAdapter):
                                        "press CONFIRM to go on without",))
         targets = {c.card.id for c in target_cards(state)}
         view, settled = _settle(state, seen, targets)
+        view = _settle_zones(state, view)
         card_doubts = [] if view.confirmed else _card_doubts(state, view)
         if (view.problems or card_doubts) and not view.confirmed:
             return Explained(problems=(*view.problems, *card_doubts))
@@ -586,7 +609,32 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      tray=tray.dice if tray is not None and tray.sure else None,
                      common=common.dice if common is not None and common.sure else None,
                      unsure_zones=tuple(z for z, r in loose.items() if not r.sure),
-                     read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful)
+                     read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful,
+                     tray_at=tuple(zip(tray.dice, tray.centres, strict=True))
+                     if tray is not None and len(tray.centres) == len(tray.dice) else ())
+
+
+def _settle_zones(state: DiceTreasureState, view: CardsView) -> CardsView:
+    """``view`` with the loose zones read in doubt that cannot have changed and read as the game has them taken as
+    the game's: another player's personal reserve, and before the roll every reserve and the common reserve (nothing
+    moves them then). A reading that agrees with what the game knows is no question (seed 42: a roll was asked
+    because the personal reserve, unchanged since the last turn, was read in doubt)."""
+    reserves = dict(view.reserves)
+    common = view.common
+    left = []
+    for zone in view.unsure_zones:
+        read = Counter(view.read.get(zone, ()))
+        if zone.startswith("reserve-"):
+            seat = int(zone.rsplit("-", 1)[1])
+            if ((seat - 1 != state.active or state.phase is Phase.ROLL) and seat <= len(state.players)
+                    and read == Counter(state.players[seat - 1].reserve)):
+                reserves[seat] = state.players[seat - 1].reserve
+                continue
+        elif zone == "common-reserve" and state.phase is Phase.ROLL and read == Counter(state.common):
+            common = state.common
+            continue
+        left.append(zone)
+    return replace(view, reserves=reserves, common=common, unsure_zones=tuple(left))
 
 
 def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
@@ -599,12 +647,27 @@ def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
     out = []
     for card, (where, other) in view.doubtful_cards.items():
         # While cards are dealt any card may lie on the table (last round's, claimed ones not yet put away):
-        # only a sure identification deals a card.
+        # only a sure identification deals a card. Cards are dealt onto the mats: a doubt about a card elsewhere
+        # (the solo game's claimed cards aside in the middle) deals nothing.
         if not dealing and card in present and other not in present:
+            continue
+        if dealing and not where.startswith("motif-cards-"):
             continue
         named = "another card" if other == "?" else other
         out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")
     return out
+
+
+#: Two dice of one face and colour this close (frame px; a die is ~20 px in a 1280x960 frame of a whole table) lie
+#: where they lay: a rolled die lands elsewhere.
+SAME_PLACE_PX = 4.0
+
+
+def _unrolled(tray: Sequence[tuple[Die, tuple[float, float]]],
+              before: Sequence[tuple[Die, tuple[float, float]]]) -> bool:
+    """Whether some die of ``tray`` lies where the same die (face and colour) lay in ``before``."""
+    return any(die == was and abs(at[0] - where[0]) <= SAME_PLACE_PX and abs(at[1] - where[1]) <= SAME_PLACE_PX
+               for die, at in tray for was, where in before)
 
 
 def _until_offer(state: DiceTreasureState, actions: Sequence[Any]) -> tuple[Any, ...]:
