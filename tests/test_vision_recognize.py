@@ -17,7 +17,7 @@ from vision import recognize
 from vision.crop import CROP_SIZE, crop_die
 from vision.evaluate import evaluate, match, truth_candidates
 from vision.faces import TIGHT_SIDE, square_turns
-from vision.recognize import DiceRecognizer, FixedDetector, ImageError, annotate, load_image
+from vision.recognize import LOOSE_SIDE, DiceRecognizer, FixedDetector, ImageError, annotate, load_image
 from vision.render import render_scene
 from vision.splits import read_manifest
 from vision.types import DieCandidate, DieReading
@@ -274,9 +274,40 @@ def test_the_second_look_reads_each_doubtful_die_cut_tighter_around_the_same_cen
     faces = _NeverSureFaces()
     readings = DiceRecognizer(detector=FixedDetector(found), faces=faces).read(image)  # type: ignore[arg-type]
     assert len(readings) == 3 and all(r.unsure for r in readings)
-    first, second = faces.batches  # the first look at every die, then one batch for the second look
+    # The first look at every die, one batch for the second look, one for the third (still under the floor).
+    first, second, third = faces.batches
     assert len(first) == 3 and len(second) == 3 * (3 + 4)
     # After the other 3 turns of each crop come the 4 turns of each die cut at TIGHT_SIDE of its side.
     tighter = np.stack([crop_die(image, c.scaled(TIGHT_SIDE), CROP_SIZE) for c in found])
     assert np.array_equal(second[3 * 3 :], square_turns(tighter))
     assert found[0].scaled(TIGHT_SIDE) == DieCandidate(found[0].centre, found[0].side * TIGHT_SIDE, found[0].angle, 1.0)
+    # The third look: the 4 turns of each die cut at LOOSE_SIDE of its side.
+    looser = np.stack([crop_die(image, c.scaled(LOOSE_SIDE), CROP_SIZE) for c in found])
+    assert np.array_equal(third, square_turns(looser))
+
+
+class _SureOfThreeWhenLoose(_NeverSureFaces):
+    """Never sure of a die in its first 8 views; in the third look's crops it sees a 3 for certain."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        uniform = super().probabilities(crops)
+        if len(self.batches) < 3:
+            return uniform
+        return np.tile(np.eye(6, dtype=np.float32)[2], (len(crops), 1))
+
+
+def test_the_third_look_averages_12_views_of_a_die_still_under_the_floor_and_only_those() -> None:
+    image, truth = render_scene(np.random.default_rng(3), (240, 240), n_dice=(3, 3), side_range=(40, 50))
+    found = [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
+    faces = _SureOfThreeWhenLoose()
+    readings = DiceRecognizer(detector=FixedDetector(found), faces=faces).read(image)  # type: ignore[arg-type]
+    # 8 views at 1/6 and 4 views sure of a 3: (8 / 6 + 4) / 12 = 0.444, still unsure at the floor.
+    assert [r.value for r in readings] == [3, 3, 3]
+    assert all(abs(r.confidence - (8 / 6 + 4) / 12) < 1e-5 and r.unsure for r in readings)
+    # A reader without the third look reads two batches only; a floor every die passes after 8 views, none.
+    faces = _SureOfThreeWhenLoose()
+    DiceRecognizer(detector=FixedDetector(found), faces=faces, third_look=()).read(image)  # type: ignore[arg-type]
+    assert len(faces.batches) == 2
+    faces = _SureOfThreeWhenLoose()
+    DiceRecognizer(detector=FixedDetector(found), faces=faces, floor=0.1).read(image)  # type: ignore[arg-type]
+    assert len(faces.batches) == 2
