@@ -16,7 +16,7 @@ import pytest
 from device.commands import replay
 from device.record_dicetreasure import Table, canonical, make, truth_of
 from device.recording import load_recording
-from device.tables import adapter_for
+from device.tables import Explained, adapter_for
 from device.tables.dicetreasure import Snapshot, snapshot_from_truth
 from engine.dice import Die
 from engine.dicetreasure import GAME, EndTurn, Roll
@@ -171,3 +171,29 @@ def test_a_reserve_read_in_doubt_as_the_game_has_it_is_no_question_before_the_ro
     # Read in doubt as something else than the game has: asked.
     asked = adapter.explain(ended, seen((Die(1, "red"), Die(5, "blue"))))
     assert not asked.actions and "reserve 1 are hard to read" in asked.problems[0]
+
+
+def test_a_space_in_doubt_that_looks_empty_is_empty_when_every_die_is_seen_elsewhere() -> None:
+    from dataclasses import replace
+
+    adapter = adapter_for(GAME)
+    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
+    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4",
+                 "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"):
+        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
+        table.follow(before, GAME.parse_action(text, before), state)
+    snapshot = snapshot_from_truth(truth_of(state, table))
+    spot = next(s for s in snapshot.spots if s.card == "red-1")  # Anna's, empty in the game
+    doubtful = replace(spot, why=("looks empty, but not clearly", *spot.why[1:]))
+    spots = tuple(doubtful if s is spot else s for s in snapshot.spots)
+
+    def explain(tray: tuple[Die, ...]) -> Explained:
+        zones = tuple(replace(z, dice=tray) if z.zone == "tray" else z for z in snapshot.zones)
+        return adapter.explain(state, adapter.observe([replace(snapshot, spots=spots, zones=zones)], moved=False))
+
+    # Every die of the roll still lies in the tray: nothing was placed, nothing to ask.
+    quiet = explain(state.hand)
+    assert quiet.actions == () and quiet.problems == ()
+    # A die gone from the tray and seen nowhere: it may be on that space, asked.
+    asked = explain(state.hand[1:])
+    assert asked.problems and "card red-1 space 1: looks empty, but not clearly" in asked.problems[0]

@@ -424,6 +424,9 @@ class DiceTreasureTable(TableAdapter):
             common=view.common,
         )
         unsure = [] if view.confirmed else list(view.unsure_zones)
+        if doubts and not unsure and not strangers and not view.confirmed and _empties_accounted(state, view, settled,
+                                                                                                 table):
+            doubts = []
         if view.confirmed:  # accepted as read: the loose dice too
             table = replace(table, tray=view.read.get("tray", table.tray),
                             common=view.read.get("common-reserve", table.common),
@@ -635,6 +638,32 @@ def _settle_zones(state: DiceTreasureState, view: CardsView) -> CardsView:
             continue
         left.append(zone)
     return replace(view, reserves=reserves, common=common, unsure_zones=tuple(left))
+
+
+def _empties_accounted(state: DiceTreasureState, view: CardsView, settled: frozenset[tuple[str, int]],
+                       table: TableSeen) -> bool:
+    """Whether every space still in doubt looks empty where the game has it empty, and every die of the turn is
+    seen elsewhere: the tray, the active player's personal reserve and the common reserve all read surely, and
+    exactly as the rules leave them when those spaces are empty. A die on one of them would be missing from the
+    zones (two players, seed 41, and the held-out solo game 4403: a space near the reader's line of "empty" was
+    asked about every turn of a round)."""
+    if state.phase not in (Phase.TURN, Phase.SOLO_FILL):
+        return False
+    held = _held(state)
+    for s in view.spaces:
+        if s.sure or s.corrected or (s.card, s.space) in settled:
+            continue
+        if s.die is not None or s.card not in held or held[s.card][s.space - 1] is not None:
+            return False
+    seat = state.active + 1
+    if view.tray is None or view.common is None or seat not in view.reserves:
+        return False
+    try:
+        after = explain_table(state, table).state
+    except GameError:
+        return False
+    return (Counter(after.hand) == Counter(view.tray) and Counter(after.common) == Counter(view.common)
+            and Counter(after.players[state.active].reserve) == Counter(view.reserves[seat]))
 
 
 def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
