@@ -433,6 +433,8 @@ REFERENCE_LOST_PX = 8.0
 #: light) changed, whatever the gate's local score: the gate forgives a change of light over one place, and a
 #: hand (or a box) laid flat over an empty slot of a flat board is such a change to it.
 MEAN_MOVED = 16.0
+#: The change score given to such a place (finite: it has a reference; inf is for a place with none).
+MEAN_MOVED_SCORE = 1e6
 #: The doubt of a die whose picture changed while it reads as the die the game has there.
 PICTURE_CHANGED = "the picture changed here but the die reads as before: turned, or swapped for a look-alike?"
 
@@ -569,9 +571,10 @@ class ChangeWatch:
             self._accept(belief, True)
         now = belief_values(belief)
         before = self.reader.places(image, reg)
-        scores = self.gate.compare({k: v[0] for k, v in before.items()})
-        for k in self._mean_moved({k: v[0] for k, v in before.items()}):
-            scores[k] = max(scores[k], 2 * self.gate.threshold)
+        # A place whose mean colour moved is changed: the gate need not try its shifts (its costly case).
+        moved_mean = self._mean_moved({k: v[0] for k, v in before.items()})
+        scores = self.gate.compare({k: v[0] for k, v in before.items() if k not in moved_mean})
+        scores.update({k: MEAN_MOVED_SCORE for k in moved_mean})
         known = {k: now[k] for k, score in scores.items()
                  if score <= self.gate.threshold and k in now and k in self.values and self.values[k] == now[k]}
         prior: Any = None
