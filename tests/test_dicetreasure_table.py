@@ -197,3 +197,30 @@ def test_a_space_in_doubt_that_looks_empty_is_empty_when_every_die_is_seen_elsew
     # A die gone from the tray and seen nowhere: it may be on that space, asked.
     asked = explain(state.hand[1:])
     assert asked.problems and "card red-1 space 1: looks empty, but not clearly" in asked.problems[0]
+
+
+def test_a_doubt_between_two_cards_in_play_is_settled_by_the_dice_the_game_has_on_them() -> None:
+    from dataclasses import replace
+
+    from engine.dicetreasure import Place
+
+    adapter = adapter_for(GAME)
+    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
+    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4",
+                 "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"):
+        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
+        table.follow(before, GAME.parse_action(text, before), state)
+    place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
+    placed = GAME.apply(state, place)
+    table.follow(state, place, placed)
+    snapshot = snapshot_from_truth(truth_of(placed, table))
+
+    def doubted(card: str, other: str) -> Explained:
+        spots = tuple(replace(s, doubt=other) if s.card == card else s for s in snapshot.spots)
+        return adapter.explain(placed, adapter.observe([replace(snapshot, spots=spots)], moved=False))
+
+    # red-1 holds the die just placed, red-2 none: the dice read say which card it is.
+    assert doubted("red-1", "red-2") == Explained()
+    # An empty card doubted as another empty one: nothing tells them apart, asked.
+    asked = doubted("red-2", "red-3")
+    assert asked.problems and "looks like red-2 but could be red-3" in asked.problems[0]

@@ -409,7 +409,7 @@ class DiceTreasureTable(TableAdapter):
         targets = {c.card.id for c in target_cards(state)}
         view, settled = _settle(state, seen, targets)
         view = _settle_zones(state, view)
-        card_doubts = [] if view.confirmed else _card_doubts(state, view)
+        card_doubts = [] if view.confirmed else _card_doubts(state, view, seen)
         if (view.problems or card_doubts) and not view.confirmed:
             return Explained(problems=(*view.problems, *card_doubts))
         doubts = view.doubts(settled)
@@ -666,7 +666,22 @@ def _empties_accounted(state: DiceTreasureState, view: CardsView, settled: froze
             and Counter(after.players[state.active].reserve) == Counter(view.reserves[seat]))
 
 
-def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
+def _dice_say(state: DiceTreasureState, seen: CardsView, card: str, other: str) -> bool:
+    """Whether the dice read on ``card`` say it is ``card`` and not ``other`` (both in play): every space of it
+    read surely, exactly the dice the game has on ``card``, at least one die, and not the dice the game has on
+    ``other``. Were it ``other``, the dice lying on it would be ``other``'s (a round's mutual doubt between two
+    look-alike cards in the middle was asked about on every turn, seed 4401)."""
+    held = _held(state)
+    if card not in held or other not in held or card not in seen.cards:
+        return False
+    spaces = [s for s in seen.spaces if s.card == card]
+    if len(spaces) != len(held[card]) or not all(s.sure or s.corrected for s in spaces):
+        return False
+    dice = tuple(seen.cards[card])
+    return dice == held[card] and any(d is not None for d in dice) and dice != held[other]
+
+
+def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | None = None) -> list[str]:
     """The cards identified doubtfully that the game does not settle. A card the game has in play (or claimed)
     stays where it was dealt all round, so a doubt between it and a card that cannot be on the table now (not in
     the draw pile, not in play) is no doubt; while cards are dealt, a doubt between two cards of the draw pile
@@ -681,6 +696,8 @@ def _card_doubts(state: DiceTreasureState, view: CardsView) -> list[str]:
         if not dealing and card in present and other not in present:
             continue
         if dealing and not where.startswith("motif-cards-"):
+            continue
+        if not dealing and seen is not None and _dice_say(state, seen, card, other):
             continue
         named = "another card" if other == "?" else other
         out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")
