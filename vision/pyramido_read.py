@@ -815,8 +815,8 @@ class SpaceReading:
     """One space of the exploration area as read: the domino on top of its pile as it lies (``blocks``: the top
     block, then the bottom one, each its colour and which of its quadrants TL, TR, BL, BR show an icon; None
     when the pile is empty), whether it is sure and looks face up (a back is darker than the taught colours),
-    and the coloured gems counted in its gem area (counts in COLOURS order; ``gems_sure`` when each blob's size
-    is close to a whole number of gems)."""
+    and the gems counted in its gem area (coloured counts in COLOURS order, then ``mythical``; ``gems_sure`` when
+    every gem was counted and named clearly: :func:`_count_gems`)."""
 
     pile: int
     blocks: tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None
@@ -828,6 +828,8 @@ class SpaceReading:
     #: The top's blocks' lightness less the palette's (CIELAB L, mean of its plain quadrants): a back is printed
     #: darker than a face, so a top turned up reads lighter than the back it showed before.
     lightness: float = 0.0
+    #: The mythical (pale) gems counted in the gem area (``gems_sure`` covers them too).
+    mythical: int = 0
 
     def domino(self) -> Domino | None:
         """The top domino in the engine's own frame, read as lying block A on top (turned S)."""
@@ -876,11 +878,12 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
         height = sizes[i] * thickness_mm
         blocks, sure, up, light = _read_pile(prep, pile, height, palette, quarter_mm) if sizes[i] > 0 else \
             (None, True, False, 0.0)
-        gems, gems_sure = _count_gems(prep, area, palette, cam, thickness_mm)
+        gems, mythical, gems_sure = _count_gems(prep, area, palette, cam, thickness_mm)
         if face_up is not None and not face_up[i] and blocks is not None:
-            out.append(SpaceReading(i + 1, None, False, False, gems, gems_sure, (blocks[0][0], blocks[1][0]), light))
+            out.append(SpaceReading(i + 1, None, False, False, gems, gems_sure, (blocks[0][0], blocks[1][0]), light,
+                                    mythical))
         else:
-            out.append(SpaceReading(i + 1, blocks, sure, up, gems, gems_sure, lightness=light))
+            out.append(SpaceReading(i + 1, blocks, sure, up, gems, gems_sure, lightness=light, mythical=mythical))
     return tuple(out)
 
 
@@ -937,9 +940,18 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
 
 
 def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
-                thickness_mm: float) -> tuple[tuple[int, ...], bool]:
-    """Coloured gems in a gem area: coloured blobs inside its ellipse, each named by its hue vote and counted
-    by its area in gems (GEM_AREA_MM2). Mythical gems (pale) are not counted yet."""
+                thickness_mm: float) -> tuple[tuple[int, ...], int, bool]:
+    """The gems in a gem area: coloured ones (counts in COLOURS order) and mythical ones, and whether the count is
+    sure.
+
+    A gem is a blob that stands out of the paper inside the area's ellipse, by colour or by its darker rim (a
+    mythical gem is pale: its rim and facets, not its colour, tell it from the paper; its shadow is fainter than
+    the threshold). A blob's area in gems says how many touch (n gems cover 0.8 n to 1.25 n gems' area: touching
+    gems merge their shadows); such a blob is split among them (k-means on its pixels), and each gem is named by
+    the middle of it (``GEM_CORE_MM``): coloured when saturated (or dark and fairly saturated, a low-chroma blue),
+    by its hue's vote, mythical when nearly grey. Unsure: a blob whose area fits no whole number of gems or only
+    part of one, a gem between coloured and grey, a split vote, a faint blob the threshold missed (over-exposed
+    or soft), or paper clipped white (a pale gem then fades into it)."""
     step = 1.0 / PX_PER_MM
     xs = np.arange(area.x, area.x + area.w, step)
     ys = np.arange(area.y, area.y + area.h, step)
@@ -947,29 +959,98 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     inside = (((gx - area.x - area.w / 2) / (area.w / 2)) ** 2 + ((gy - area.y - area.h / 2) / (area.h / 2)) ** 2) < 0.9
     pts = np.column_stack([gx.ravel(), gy.ravel()])
     lab = _sample(prep.lab, _seen_px(prep, pts, thickness_mm)[None])[0].reshape(len(ys), len(xs), 3)
-    chroma = np.hypot(lab[:, :, 1], lab[:, :, 2])
-    mask = ((chroma > 2 * COLOURED_CHROMA) & inside).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
+    chroma = np.hypot(a, b)
+    paper = float(np.median(light[inside]))
+    coloured = (chroma > COLOURED_CHROMA) & inside
+    fg = ((coloured | (light < paper - GEM_RIM_DARKER)) & inside).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    fg = _filled(fg)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     counts = [0] * len(COLOURS)
-    sure = True
-    hue = np.arctan2(lab[:, :, 2], lab[:, :, 1])
+    mythical = 0
+    # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen.
+    sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5)
+    hue = np.arctan2(b, a)
     ref = palette.hues()
-    one = GEM_AREA_MM2 * PX_PER_MM * PX_PER_MM
+    one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
+    core_px = GEM_CORE_MM * PX_PER_MM
     for k in range(1, n):
-        a = stats[k, cv2.CC_STAT_AREA]
-        if a < 0.25 * one:
+        size = stats[k, cv2.CC_STAT_AREA]
+        if size < 0.1 * one:
+            continue  # a speck of noise
+        many = size / one
+        if many < 0.8:
+            sure = False  # part of a gem (a hand's edge, a gem half outside): never a silent nothing
             continue
-        h = hue[labels == k]
-        diff = np.abs((h[:, None] - ref[None, :] + np.pi) % (2 * np.pi) - np.pi)
-        colour = int(np.bincount(np.argmin(diff, axis=1), minlength=len(COLOURS)).argmax())
-        many = a / one
-        counts[colour] += max(1, round(many))
-        sure &= abs(many - round(many)) < 0.3
-    return tuple(counts), bool(sure)
+        fits = [g for g in (1, 2, 3) if 0.8 * g <= many <= 1.25 * g]
+        gems = fits[0] if fits else max(1, min(3, round(many / 1.05)))
+        sure &= len(fits) == 1
+        py, px = np.nonzero(labels == k)
+        if gems == 1:
+            parts = [np.ones(len(px), bool)]
+        else:
+            where = np.column_stack([px, py]).astype(np.float32)
+            _, split, _ = cv2.kmeans(where, gems, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5),
+                                     3, cv2.KMEANS_PP_CENTERS)
+            parts = [split.ravel() == j for j in range(gems)]
+        for part in parts:
+            qx, qy = px[part], py[part]
+            core = np.hypot(qx - qx.mean(), qy - qy.mean()) <= core_px
+            cx, cy = qx[core], qy[core]
+            if len(cx) == 0:
+                sure = False
+                continue
+            c = float(np.median(chroma[cy, cx]))
+            dark = float(np.median(light[cy, cx])) - paper
+            if c >= GEM_SATURATED or (c >= COLOURED_CHROMA and dark < -GEM_DARK):
+                sat = coloured[cy, cx]
+                h = hue[cy[sat], cx[sat]]
+                diff = np.abs((h[:, None] - ref[None, :] + np.pi) % (2 * np.pi) - np.pi)
+                votes = np.bincount(np.argmin(diff, axis=1), minlength=len(COLOURS))
+                counts[int(votes.argmax())] += 1
+                sure &= bool(votes.max() >= 0.7 * votes.sum())
+            else:
+                mythical += 1
+                sure &= c < GEM_GREY
+    # A gem of low contrast that the threshold above missed (over-exposed, soft focus): unsure, not nothing.
+    faint = (((chroma > GEM_GREY) | (light < paper - GEM_FAINT)) & inside).astype(np.uint8)
+    faint = cv2.morphologyEx(faint, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    nf, lf, sf, _ = cv2.connectedComponentsWithStats(faint, connectivity=8)
+    for k in range(1, nf):
+        if sf[k, cv2.CC_STAT_AREA] >= 0.5 * one and (fg[lf == k] > 0).mean() < 0.3:
+            sure = False
+    if sum(counts) + mythical > GEMS_PER_AREA:
+        sure = False  # a gem area never holds more than one refill
+    return tuple(counts), mythical, bool(sure)
 
 
-#: A coloured gem's area seen from above, its saturated part (mm^2): an octagon 11 mm across, less its rim.
-GEM_AREA_MM2 = 60.0
+def _filled(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with its holes filled (a pale gem's light facets inside its rim)."""
+    h, w = mask.shape
+    flood = np.pad(mask, 1).copy()
+    cv2.floodFill(flood, np.zeros((h + 4, w + 4), np.uint8), (0, 0), 1)
+    holes = (np.pad(mask, 1) == 0) & (flood == 0)
+    return np.asarray(mask | holes[1:-1, 1:-1].astype(np.uint8))
+
+
+#: A gem's blob seen from above at the threshold (mm^2): an octagon 11 mm across with its rim and the edge of its
+#: shadow; measured on renders of tuning seeds 41 and 4201-4204 (single gems 119-159 mm^2, blur included).
+GEM_BLOB_MM2 = 135.0
+#: How much darker than the paper (CIELAB L) a gem's rim reads; its shadow reads 5-15 darker, a pale gem's rim 20+.
+GEM_RIM_DARKER = 15.0
+#: The faint threshold that catches what the one above misses (an over-exposed or soft pale gem).
+GEM_FAINT = 6.0
+#: The middle of a gem (radius, mm), where its colour is judged: away from a touching neighbour's halo.
+GEM_CORE_MM = 3.5
+#: A coloured gem's middle: chroma at least this, or COLOURED_CHROMA and darker than the paper by GEM_DARK (a
+#: low-chroma blue). A mythical gem's middle reads under GEM_GREY (measured 1-7.3 on renders; a white balance the
+#: paper cannot correct, clipped, moves it to 13-24: then it is unsure).
+GEM_SATURATED = 30.0
+GEM_DARK = 40.0
+GEM_GREY = 10.0
+#: The gems a gem area holds at most (one refill).
+GEMS_PER_AREA = 3
 
 
 def _main(argv: Sequence[str] | None = None) -> int:

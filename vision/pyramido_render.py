@@ -749,8 +749,8 @@ def measure(seeds: Sequence[int], players: int = 2, turns_per_game: int = 6, con
 def measure_exploration(seeds: Sequence[int], players: int = 2, states_per_game: int = 4) -> dict[str, Any]:
     """Render states spread over each seeded game and read the exploration area
     (:func:`vision.pyramido_read.read_exploration`, pile sizes and which tops are face up from the record,
-    the nominal palette): face-up tops read right, sure and wrong, unsure; gem areas whose coloured gems were
-    counted right (mythical gems are not read)."""
+    the nominal palette): face-up tops read right, sure and wrong, unsure; gem areas whose gems (coloured and
+    mythical) were counted right."""
     from vision.pyramido_read import read_exploration
     from vision.registration import MarkerFinder, locate
 
@@ -773,7 +773,7 @@ def measure_exploration(seeds: Sequence[int], players: int = 2, states_per_game:
                                     thickness_mm=table.thickness_mm)
             for r, s in zip(read, st.spaces, strict=True):
                 c["areas"] += 1
-                gems_ok = r.gems == tuple(s.gems[:5])
+                gems_ok = r.gems == tuple(s.gems[:5]) and r.mythical == s.gems[5]
                 c["areas_right"] += gems_ok
                 c["areas_sure_wrong"] += (not gems_ok) and r.gems_sure
                 if s.face_up is None:

@@ -178,6 +178,8 @@ class ExplorationSeen:
 
     spaces: tuple[SpaceSeen, ...]
     problems: tuple[str, ...] = ()
+    #: Read from a recording's truth (every top exactly), not by the camera.
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,8 +205,10 @@ def space_of_reading(r: Any) -> SpaceSeen:
             tops = tuple(dict.fromkeys(d for d in (r.domino(), _other_way(r)) if d is not None))
         except GameError:  # more icons than a block has: not a domino as read
             tops = ()
+    mythical = getattr(r, "mythical", None)
     return SpaceSeen(r.pile, tops, bool(r.face_up), bool(r.sure), tuple(r.gems), bool(r.gems_sure),
-                     colours=colours, lightness=float(getattr(r, "lightness", 0.0)))
+                     None if mythical is None else int(mythical), colours=colours,
+                     lightness=float(getattr(r, "lightness", 0.0)))
 
 
 def _other_way(r: Any) -> Domino | None:
@@ -367,7 +371,7 @@ class PyramidoTable(TableAdapter):
                                     gems[5] if len(gems) > 5 else None,
                                     tuple(sorted((d.a.colour.letter, d.b.colour.letter))) if d else ()))
         if spaces:
-            out.append(ExplorationSeen(tuple(spaces)))
+            out.append(ExplorationSeen(tuple(spaces), exact=True))
         return tuple(out)
 
     def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
@@ -539,7 +543,7 @@ class PyramidoTable(TableAdapter):
         if seen.exploration is not None and not problems and at.phase is Phase.TAKE and not at.pending:
             for i, sp in enumerate(seen.exploration.spaces):
                 self.looks[_space_key(at, i)] = sp.look()
-                self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure)
+                self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure, sp.mythical)
                 if sp.colours:  # a top was read (the truth shows no back)
                     self.looks[("light", *_space_key(at, i))] = (sp.lightness,)
         if firm:
@@ -571,19 +575,61 @@ class PyramidoTable(TableAdapter):
             return None, (), False
         sp = ex.spaces[head.target - 1]
         have = s.spaces[head.target - 1].gems
+        left = sum(1 for p in s.pending if p == head)
         if not sp.gems_sure:
-            left = sum(1 for p in s.pending if p == head)
             return None, (f"the {left} gem{'s' if left > 1 else ''} still to draw into gem area {head.target} "
                           "are hard to count: enter them on the page",), False
+        mythical = Gem.MYTHICAL.index
+        seen_total = sum(sp.gems) + (sp.mythical or 0)
+        if seen_total > sum(have) + left or (sp.mythical is not None and seen_total < sum(have) + left):
+            # The area will hold what it holds and the gems still to draw, no more: another count is a misreading
+            # (or the table is not at rest), never a draw.
+            return None, (f"gem area {head.target} shows {seen_total} gems where it should hold {sum(have) + left} "
+                          "once refilled: enter the gems drawn on the page",), False
+        draw: Any = None
         for c in COLOURS:
             if sp.gems[c.index] > have[c.index] and s.bag[c.index]:
-                return Draw(Gem.of(c)), (), False
-        mythical = Gem.MYTHICAL.index
-        if any(sp.gems[c.index] < have[c.index] for c in COLOURS):
-            return None, (f"gem area {head.target} shows fewer gems than it holds: a gem taken or knocked off?",), False
-        if s.bag[mythical] and (sp.mythical is None or sp.mythical > have[mythical]):
-            return Draw(Gem.MYTHICAL), (), sp.mythical is None
-        return None, (), False
+                draw = Draw(Gem.of(c))
+                break
+        if draw is None:
+            if any(sp.gems[c.index] < have[c.index] for c in COLOURS):
+                return None, (f"gem area {head.target} shows fewer gems than it holds: a gem taken or knocked off?",), \
+                    False
+            if s.bag[mythical] and (sp.mythical is None or sp.mythical > have[mythical]):
+                draw = Draw(Gem.MYTHICAL)
+        if draw is None:
+            return None, (), False
+        ahead = self._ahead(s, ex)
+        if ahead:
+            # Gems seen in the area are drawn only from a table that shows nothing else than the record: a later
+            # turn's gems (the Legend's refill, another take) must not pass for this draw.
+            return None, (f"space {' and '.join(str(i + 1) for i in ahead)} of the exploration area does not look as "
+                          f"the record says while gems are drawn into gem area {head.target}: the table has moved "
+                          "on; enter the gems drawn on the page",), False
+        return draw, (), draw.gem is Gem.MYTHICAL and sp.mythical is None
+
+    def _ahead(self, s: Any, ex: ExplorationSeen) -> list[int]:
+        """The spaces (0-based) that look other than the record says while gems are drawn: a face-up domino the
+        record has that is not seen, or a gem area (not one being refilled) read surely with other gems than it
+        showed at rest while it held what the record says it holds (or, not seen so, than the record)."""
+        refilled = {p.target - 1 for p in s.pending if p.kind is PendingKind.GEM_TO_SPACE}
+        out = []
+        for i, space in enumerate(s.spaces):
+            if i in refilled:
+                continue
+            sp = ex.spaces[i]
+            domino_gone = space.face_up is not None and bool(sp.colours) and not sp.coloured_as(space.face_up)
+            if domino_gone or (sp.gems_sure and not self._gems_as_before(s, i, sp)):
+                out.append(i)
+        return out
+
+    def _gems_as_before(self, s: Any, i: int, sp: SpaceSeen) -> bool:
+        """Gem area ``i`` reads as it did at rest with the gems the record gives it (else as the record)."""
+        got = self.looks.get((i, "gems", tuple(s.spaces[i].gems)))
+        if got is not None:
+            return bool(tuple(got[0]) == sp.gems and (got[2] is None or sp.mythical is None or got[2] == sp.mythical))
+        have = s.spaces[i].gems
+        return sp.gems == tuple(have[:5]) and (sp.mythical is None or sp.mythical == have[Gem.MYTHICAL.index])
 
     def _take(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...]]:
         ex = seen.exploration
@@ -595,10 +641,10 @@ class PyramidoTable(TableAdapter):
         looks = {i: ex.spaces[i] for i in ups}
         recolour = {i for i in ups if not looks[i].coloured_as(s.spaces[i].face_up)}
         changed = {i for i in ups if self._changed(s, i, looks[i])}
-        exact = all(sp.mythical is not None for sp in ex.spaces)  # a reader that sees everything (the truth)
+        exact = ex.exact  # a reader that sees everything (the truth)
         if exact:
             recolour = {i for i in ups if not looks[i].shows(s.spaces[i].face_up)}
-        gemmed = {i for i in ups if looks[i].gems != self._gems_before(s, i)}
+        gemmed = {i for i in ups if not self._gems_as_before(s, i, looks[i])}
         recolour |= {i for i in ups if looks[i].colours and not looks[i].looks_face_up}  # a back shows now
         # A space that looks as it did when the record last said the same lies there was not touched, whatever
         # its colours read (a tall pile can be misread the same way in every frame).
@@ -649,16 +695,19 @@ class PyramidoTable(TableAdapter):
         else:
             # Against how the area looked while it held these gems (a pale gem counted as coloured is counted so
             # again), else against the record.
-            base, base_sure = self._gems_seen_before(s, i)
+            base, base_sure, base_mythical = self._gems_seen_before(s, i)
             drops = [c for c in COLOURS if sp.gems[c.index] < base[c.index]]
             rises = [c for c in COLOURS if sp.gems[c.index] > base[c.index]]
+            # Mythical gems as counted then and now (None: not read): one fewer when a mythical gem went, as many
+            # when a coloured one did.
+            lost = None if base_mythical is None or sp.mythical is None else base_mythical - sp.mythical
             # Both readings sure: a coloured gem missed in one of them would otherwise pass for a mythical
-            # gem taken (the reader does not see mythical gems).
+            # gem taken.
             sure = sp.gems_sure and base_sure
             if sure and not rises and len(drops) == 1 and base[drops[0].index] - sp.gems[drops[0].index] == 1 \
-                    and have[drops[0].index]:
+                    and have[drops[0].index] and lost in (None, 0):
                 gem = Gem.of(drops[0])
-            elif sure and not drops and not rises and have[Gem.MYTHICAL.index]:
+            elif sure and not drops and not rises and have[Gem.MYTHICAL.index] and lost in (None, 1):
                 gem = Gem.MYTHICAL
             else:
                 return None, (f"which gem was taken from gem area {i + 1} is not clear (it held "
@@ -677,9 +726,14 @@ class PyramidoTable(TableAdapter):
         """How gem area ``i`` was read while it held what the record says it holds (else the record)."""
         return self._gems_seen_before(s, i)[0]
 
-    def _gems_seen_before(self, s: Any, i: int) -> tuple[tuple[int, ...], bool]:
+    def _gems_seen_before(self, s: Any, i: int) -> tuple[tuple[int, ...], bool, int | None]:
+        """Gem area ``i``'s coloured gems, sureness and mythical gems (None: not read) as read at rest while it
+        held what the record says it holds; not seen so, the record's."""
         got = self.looks.get((i, "gems", tuple(s.spaces[i].gems)))
-        return (tuple(got[0]), bool(got[1])) if got is not None else (tuple(s.spaces[i].gems[:5]), True)
+        if got is not None:
+            return tuple(got[0]), bool(got[1]), got[2]
+        have = s.spaces[i].gems
+        return tuple(have[:5]), True, int(have[Gem.MYTHICAL.index])
 
     def _taken_by_placement(self, s: Any, seen: TableView, ups: Sequence[int]) -> list[int]:
         """The face-up dominoes that the change seen in the mover's pyramid shows placed (when the space it came
