@@ -981,9 +981,12 @@ class DiceTreasureReader:
             ways = {False: reading, True: turned(reading, image)[0]}
             mine = {(flip, c.id): _match(ways[flip], c, frozenset()) for flip in ways for c in deck_cards}
             scores.append(mine)
-            known = self.known.get(key)
             # A spot keeps its card only while that card may be there (a new card of the same background laid on
-            # the spot, the solo game's new cards, is another card: the caller's ``among`` says which may).
+            # the spot, the solo game's new cards, is another card: the caller's ``among`` says which may), and only
+            # when the caller names the cards that may lie here at all: while cards are dealt (no ``among``) a new
+            # card on a spot is read afresh (held-out seed 4404: a new red card dealt where last round's red card had
+            # been remembered was taken surely for it).
+            known = self.known.get(key) if among else None
             if (known is not None and known[1] == reading.background and known[0] not in taken
                     and any(c.id == known[0] for c in deck_cards)):
                 if reading.orientation_confidence >= SURE:
