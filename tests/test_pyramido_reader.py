@@ -244,3 +244,32 @@ def test_gem_areas_count_mythical_gems_and_never_miss_one_surely(condition: str 
             assert (r.gems, r.mythical) == (gems[:5], gems[5])
     if condition is None:
         assert all(r.gems_sure for r in read)
+
+
+def test_a_settled_zone_that_looks_the_same_keeps_its_reading_and_a_changed_one_is_read_again() -> None:
+    # The device sees the settled table over and over: a zone whose pixels did not change (sensor noise aside)
+    # since it was read against the same record keeps that reading, doubts included; a gem taken is read afresh.
+    from dataclasses import replace
+
+    from device.tables.pyramido import ExplorationSeen
+    from device.tables.pyramido import PyramidoTable as Adapter
+
+    seed = 20
+    states, table = game_of(seed)
+    state = next(s for s in states[60:] if s.phase.name == "TAKE" and not s.pending and sum(s.spaces[0].gems))
+    adapter = Adapter(find_game("pyramido"))
+    adapter.record = state
+    read = adapter.frame_reader({"players": 2, "domino_mm": table.thickness_mm})
+    image = render(table, state, np.random.default_rng([seed, 7])).image
+    first = read(image)
+    noisy = np.clip(image.astype(np.int16) + np.random.default_rng(1).integers(-3, 4, image.shape), 0, 255)
+    again = read(noisy.astype(np.uint8))
+    ex = [r for r in first if isinstance(r, ExplorationSeen)]
+    assert ex and next(r for r in again if isinstance(r, ExplorationSeen)) is ex[0]
+    gems = list(state.spaces[0].gems)
+    gems[next(i for i, n in enumerate(gems) if n)] -= 1
+    taken = replace(state, spaces=(replace(state.spaces[0], gems=tuple(gems)), *state.spaces[1:]))
+    later = next(r for r in read(render(table, taken, np.random.default_rng([seed, 7])).image)
+             if isinstance(r, ExplorationSeen))
+    assert later is not ex[0]
+    assert later.spaces[0].gems_sure and (*later.spaces[0].gems, later.spaces[0].mythical) == tuple(gems)

@@ -576,7 +576,9 @@ def prepare(image: np.ndarray, view: ZoneView, focal_px: float | None = None,
     rect = _grown(zone, fit.mat.size)
     img = _rectify(image, fit, rect, PX_PER_MM)
     gains = _white_gains(img, zone, rect, PX_PER_MM)
-    balanced = np.clip(img.astype(np.float32) * (gains / 255.0)[None, None, :], 0, 1)
+    balanced = img.astype(np.float32)
+    balanced *= (gains / 255.0).astype(np.float32)[None, None, :]
+    np.minimum(balanced, 1.0, out=balanced)  # (in place: the same as clipping to 0..1, at half the cost)
     lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
     return Prepared(view, rect, lab, camera or camera_place(fit, focal_px), gains)
 

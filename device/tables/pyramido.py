@@ -326,6 +326,7 @@ class PyramidoTable(TableAdapter):
         reader = PyramidReader(palette)
         finder = MarkerFinder()
         cache: dict[bytes, tuple[Any, tuple[Any, ...]]] = {}
+        steady = _Steady()
 
         def read(image: np.ndarray) -> Sequence[Any]:
             state = self.record
@@ -340,12 +341,20 @@ class PyramidoTable(TableAdapter):
                 zv = reg.zone(f"pyramid-{seat + 1}")
                 if zv is not None:
                     known = state.explorers[seat].pyramid.top_view
-                    out.append(reader.read(image, zv, known or None, seat=seat))
+
+                    def pyramid(zv: Any = zv, known: Any = known, seat: int = seat) -> Any:
+                        return reader.read(image, zv, known or None, seat=seat)
+
+                    out.append(steady.read(image, zv, ("pyramid", seat, tuple(sorted(known.items()))), pyramid))
             zv = reg.zone("exploration")
             if zv is not None:
                 sizes = [s.size for s in state.spaces] if state is not None else None
-                spaces = read_exploration(image, zv, palette, pile_sizes=sizes, thickness_mm=thickness)
-                out.append(ExplorationSeen(tuple(space_of_reading(r) for r in spaces)))
+
+                def explore(zv: Any = zv, sizes: Any = sizes) -> Any:
+                    spaces = read_exploration(image, zv, palette, pile_sizes=sizes, thickness_mm=thickness)
+                    return ExplorationSeen(tuple(space_of_reading(r) for r in spaces))
+
+                out.append(steady.read(image, zv, ("exploration", tuple(sizes or ())), explore))
             result = tuple(out)
             if len(cache) > 16:
                 cache.clear()
@@ -958,6 +967,50 @@ class PyramidoTable(TableAdapter):
         if not cells:
             raise SessionError("no cells were read")
         return min(range(len(cells)), key=lambda i: (cells[i].centre[0] - x) ** 2 + (cells[i].centre[1] - y) ** 2)
+
+
+class _Steady:
+    """A zone's reading kept while the zone looks as it did when it was read (:class:`vision.change.ChangeGate` on
+    the zone's pixels in the frame) and was read against the same record: a settled table is seen over and over,
+    and reading it again would give what was read (with the same doubts: a reading is kept as read, never made
+    sure). The gate errs towards "changed" (a hand, a gem taken, a domino laid), which only costs a reading."""
+
+    def __init__(self) -> None:
+        from vision.change import ChangeGate
+
+        self.gate = ChangeGate()
+        self.boxes: dict[str, tuple[int, int, int, int]] = {}
+        self.kept: dict[str, tuple[Any, Any]] = {}
+
+    def patch(self, image: np.ndarray, view: Any) -> np.ndarray | None:
+        """The zone's bounding box in the frame (its size fixed at the first sight, so patches compare)."""
+        quad = np.asarray(view.quad(), float)
+        cx, cy = quad.mean(axis=0)
+        key = view.zone.key
+        if key not in self.boxes:
+            w = int(np.ptp(quad[:, 0])) // 2 + 4
+            h = int(np.ptp(quad[:, 1])) // 2 + 4
+            self.boxes[key] = (w, h, 0, 0)
+        w, h, _, _ = self.boxes[key]
+        x0, y0 = round(float(cx)) - w, round(float(cy)) - h
+        if x0 < 0 or y0 < 0 or x0 + 2 * w > image.shape[1] or y0 + 2 * h > image.shape[0]:
+            return None
+        return image[y0:y0 + 2 * h, x0:x0 + 2 * w]
+
+    def read(self, image: np.ndarray, view: Any, context: Any, fresh: Callable[[], Any]) -> Any:
+        key = view.zone.key
+        patch = self.patch(image, view)
+        kept = self.kept.get(key)
+        if patch is not None and kept is not None and kept[0] == context and \
+                not self.gate.changed({key: patch})[key]:
+            return kept[1]
+        reading = fresh()
+        if patch is not None:
+            self.gate.reset([key])
+            self.gate.propose({key: patch})
+            self.gate.accept()
+            self.kept[key] = (context, reading)
+        return reading
 
 
 def _space_key(s: Any, i: int) -> tuple[Any, ...]:
