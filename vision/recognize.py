@@ -3,7 +3,8 @@
 :class:`DiceRecognizer` wires the stages together: the detector (``vision.detect.DiceDetector`` unless one is
 injected) finds candidates; :func:`vision.crop.crop_die` cuts each die upright; the face model reads the
 32 px crop, the pip counter and the colour measure read a 48 px crop of the same die; doubtful dice get a
-second look in the 4 quarter turns of their crop and of a tighter crop (:func:`vision.faces.second_look`);
+second look in the 4 quarter turns of their crop and of a tighter crop (:func:`vision.faces.second_look`), and
+a die still under the floor a third look in the 4 turns of a looser crop (:meth:`DiceRecognizer._third_look`);
 :func:`vision.faces.decide` turns model and pips into a value or an *unsure* die. Grey-scale, BGRA and 16-bit
 images are accepted; a huge image is shrunk for the detector (dice are still cut from the full image); a frame
 with nothing in it (black, white, one flat colour) gives no dice. :func:`load_image` reads a file or says clearly
