@@ -971,8 +971,9 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     counts = [0] * len(COLOURS)
     mythical = 0
-    # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen.
-    sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5)
+    # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen, unless the
+    # area's printed outline (a light grey) still reads darker than the paper.
+    sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5) or _outline_contrast(prep, area) >= OUTLINE_SEEN
     hue = np.arctan2(b, a)
     ref = palette.hues()
     one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
@@ -1025,6 +1026,30 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     if sum(counts) + mythical > GEMS_PER_AREA:
         sure = False  # a gem area never holds more than one refill
     return tuple(counts), mythical, bool(sure)
+
+
+def _outline_contrast(prep: Prepared, area: Rect) -> float:
+    """How much darker than the paper inside it (CIELAB L) a gem area's printed elliptic outline reads: the
+    darkest point across the line, in 24 sectors, their median (4-9 on renders, 0 when over-exposure washed the
+    grey print out)."""
+    step = 1.0 / PX_PER_MM
+    xs = np.arange(area.x - 3, area.x + area.w + 3, step)
+    ys = np.arange(area.y - 3, area.y + area.h + 3, step)
+    gx, gy = np.meshgrid(xs, ys)
+    dx, dy = gx - area.x - area.w / 2, gy - area.y - area.h / 2
+    r = np.sqrt((dx / (area.w / 2)) ** 2 + (dy / (area.h / 2)) ** 2)
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    light = _sample(prep.lab, _seen_px(prep, pts, 0.0)[None])[0].reshape(len(ys), len(xs), 3)[:, :, 0]
+    paper = float(np.median(light[r < 0.9]))
+    ring = (r > 0.93) & (r < 1.07)
+    sector = np.digitize(np.arctan2(dy[ring], dx[ring]), np.linspace(-np.pi, np.pi, 25))
+    on_ring = light[ring]
+    darkest = [float(on_ring[sector == k].min()) for k in np.unique(sector)]
+    return paper - float(np.median(darkest)) if darkest else 0.0
+
+
+#: The printed outline must read this much darker than clipped paper for a gem count to be sure.
+OUTLINE_SEEN = 2.5
 
 
 def _filled(mask: np.ndarray) -> np.ndarray:
