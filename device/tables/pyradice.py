@@ -232,6 +232,27 @@ class PyradiceTable(TableAdapter):
         # change was missed would look the same as none.
         while actions and isinstance(actions[-1], Pass):
             actions = actions[:-1]
+        if not confirmed and seen.unsure_slots:
+            # The turn seen stops with the die in hand while a slot it may lie in reads in doubt: nothing else
+            # would move the game on (the table stays as it is), so it is asked, not waited for in silence; once
+            # the die is known to be in hand the question names the slot, so that an answer is news.
+            held = state
+            try:
+                for a in actions:
+                    held = self.game.apply(held, a)
+            except GameError:
+                held = state
+            if held.phase is Phase.PLACE and held.hand is not None:
+                rules: Any = self.game
+                legal = set(rules.legal_slots(held))
+                maybe = [slot for slot in sorted(seen.unsure_slots)
+                         if slot in legal and isinstance(seen.as_read.get(slot), Die)]
+                if maybe:
+                    if actions:
+                        return Explained(problems=tuple(doubts))
+                    return Explained(problems=tuple(
+                        f"the die taken ({held.hand}) may lie at {_slot_words(slot)}, read in doubt: correct it "
+                        "or press CONFIRM" for slot in maybe))
         if not actions:
             return Explained(problems=tuple(doubts)) if doubts and not confirmed else Explained()
         if not confirmed and seen.unsure_slots and not _as_read_agrees(self.game, state, actions, seen):
