@@ -26,7 +26,8 @@ Cells are first read in the zone's own lattice (index (0, 0) nearest the zone's 
 recorded pyramid, and :class:`PyramidReader` does both and reads again with the recorded heights.
 
 The exploration area, a first version (:func:`read_exploration`): each pile's top domino read at the pile's
-height from the record (a face-down top gives only its back's colours) and the coloured gems in each gem area.
+height from the record (a face-down top gives only its back's colours) and the gems in each gem area, coloured
+and mythical (:func:`_count_gems`).
 
 Run alone on a frame: ``python -m vision.pyramido_read IMAGE --players 2 [--draw OUT.png]``; measured on
 renders: ``python -m vision.pyramido_read --measure [--exploration]`` (docs/pyramido-table.md).

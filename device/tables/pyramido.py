@@ -16,14 +16,15 @@ first (the engine now raises the ambiguity itself: :func:`engine.pyramido.explai
 The whole table (:class:`TableView`: the mover's pyramid and the exploration area, as
 :meth:`PyramidoTable.frame_reader` reads them from a frame) explains a whole turn at once, step by step with the
 engine: which face-up domino and gem were taken (the space whose domino is gone, the gem its area lost), the
-gems drawn into an emptied area (coloured ones counted; the reader does not see mythical gems, so a draw seen as
-nothing is taken as mythical only when the table shows a later step of the turn), which pile was flipped (its
+gems drawn into an emptied area (coloured and mythical ones counted; taken only from a table whose other spaces
+look as the record says, so that a later turn's refill does not pass for this one's), which pile was flipped (its
 top's colours read lighter than the back it showed: a back is printed darker), the domino revealed (the known
 deck's top) and where the domino went; readings are compared with how the same space looked before, so that a
 misread the reader makes in every frame does not pass for a change. What the camera cannot tell (a pile refilled
 from which pile, the Legend's random gem) is asked. At a stage end a long CONFIRM takes the next step of the
 optimiser's activation (:func:`scoring_step`); the discards down to five are entered on the page (the
-inventories are not read).
+inventories are not read). A zone that looks as it did when it was last read against the same record keeps that
+reading (:class:`_Steady`, with :class:`vision.change.ChangeGate`): the settled table is seen many times.
 """
 
 from __future__ import annotations
