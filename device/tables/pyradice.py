@@ -245,8 +245,7 @@ class PyradiceTable(TableAdapter):
             if held.phase is Phase.PLACE and held.hand is not None:
                 rules: Any = self.game
                 legal = set(rules.legal_slots(held))
-                maybe = [slot for slot in sorted(seen.unsure_slots)
-                         if slot in legal and isinstance(seen.as_read.get(slot), Die)]
+                maybe = [slot for slot in sorted(seen.unsure_slots) if slot in legal]
                 if maybe:
                     if actions:
                         return Explained(problems=tuple(doubts))
@@ -457,7 +456,7 @@ MEAN_MOVED = 16.0
 #: The change score given to such a place (finite: it has a reference; inf is for a place with none).
 MEAN_MOVED_SCORE = 1e6
 #: The doubt of a die whose picture changed while it reads as the die the game has there.
-PICTURE_CHANGED = "the picture changed here but the die reads as before: turned, or swapped for a look-alike?"
+PICTURE_CHANGED = "the picture changed here but it reads as before: a die turned, or put there?"
 
 
 def belief_values(state: PyradiceState | None) -> dict[tuple[Any, ...], Any]:
@@ -505,10 +504,12 @@ class ChangeWatch:
     The reference of a place is only ever the patch of a frame in which the game's belief agreed with it: when
     the belief changes (a turn explained, the players' answer), each place read in the last frame becomes
     reference if the belief now has there what was read sure, or, read in doubt, if the belief changed there
-    (or the players answered about that frame) and a die is there as read. A place the belief changed at is
+    and a die is there as read (or not), or the players answered about that frame and the die read is the die the
+    belief has. A place the belief changed at is
     read again whatever its picture (the players' answer or an undo moved a die the camera never saw move). A
     die whose picture changed while it reads as the die the belief has is in doubt (turned, or swapped for a
-    look-alike: a one-pip misread would look so). A zone whose corners move (a mat bumped, re-registered)
+    look-alike: a one-pip misread would look so), and so is a slot read empty whose picture changed (a die put
+    there and missed). A zone whose corners move (a mat bumped, re-registered)
     forgets its references; a lattice or grid the reader refits a little takes its references anew from the
     current frame where nothing changed."""
 
@@ -570,8 +571,11 @@ class ChangeWatch:
                 continue
             have = now[key]
             changed_here = key not in self.values or self.values[key] != have
-            if (sure and value == have) or (not sure and _present(value) == _present(have)
-                                            and (changed_here or answered)):
+            # Read in doubt: taken when the belief changed there and agrees on whether a die is there; after the
+            # players' answer also where it did not change, but only for a die read as the die it has (never an
+            # "empty" read in doubt: their answer may describe less than the table shows, a die already placed).
+            if (sure and value == have) or (not sure and _present(value) == _present(have) and changed_here) or (
+                    not sure and answered and _present(have) and value == have):
                 self._take(key, patch, have)
         self.pending.clear()
 
@@ -623,9 +627,11 @@ class ChangeWatch:
             if item is None:
                 continue
             value, sure = _read_value(item)
-            if (sure and isinstance(value, Die) and key in self.values and self.values[key] == now.get(key) == value
-                    and np.isfinite(scores.get(key, np.inf))):
-                doubt.add(key)  # the picture changed, the die reads the same: turned to a look-alike face?
+            # The picture changed, the place reads as the belief has it: a die turned to a look-alike face, or a
+            # slot read empty that a die arrived in (the quarry's empty places change with their neighbours).
+            if (sure and (isinstance(value, Die) or key[0] == "slot") and key in self.values
+                    and self.values[key] == now.get(key) == value and np.isfinite(scores.get(key, np.inf))):
+                doubt.add(key)
                 sure = False
             self.pending[key] = (patch, value, sure)
         self.carried, self.read_places = len(known), len(after) - len(known)
@@ -645,7 +651,7 @@ def _reading_key(p: _Place) -> tuple[Any, ...]:
 
 
 def _in_doubt(reading: Any, keys: set[tuple[Any, ...]]) -> Any:
-    """The reading with the places ``keys`` made unsure (the picture changed there, the die reads the same)."""
+    """The reading with the places ``keys`` made unsure (the picture changed there, it reads the same)."""
     why = PICTURE_CHANGED
     boards = tuple(replace(b, slots=tuple(replace(s, unsure=True, reason=why) if ("slot", b.seat, s.slot) in keys
                                           else s for s in b.slots)) for b in reading.boards)
