@@ -192,3 +192,21 @@ def test_a_loose_die_is_confirmed_by_its_pips_or_past_the_die_readers_line_when_
     assert not _pips_confirm(_loose(4, None, 0.9999, cocked=True))
     # A count that disagrees is never overruled here, however sure the model is.
     assert not _pips_confirm(_loose(4, 3, 0.99999))
+
+
+def test_a_mat_whose_mapping_is_unsure_by_a_few_mm_is_still_read_and_by_more_it_is_asked_about() -> None:
+    from dataclasses import replace
+
+    from vision.dicetreasure_read import READ_DESPITE_MM, _table_problems
+    from vision.registration import _mat_problems
+
+    teaching = render_teaching(77)
+    registration = locate(teaching.image, "dicetreasure")
+    assert registration.fits and _table_problems(registration) == registration.problems == []
+    fit = registration.fits[0]
+    # Markers to one side (some covered): the mapping is unsure by a few mm.
+    for unsure, kept in ((READ_DESPITE_MM - 1.0, False), (READ_DESPITE_MM + 2.0, True)):
+        shaky = replace(fit, markers=fit.markers[: len(fit.markers) // 2], unsure_mm=unsure)
+        warned = replace(registration, fits=[shaky, *registration.fits[1:]], problems=_mat_problems(shaky))
+        assert warned.problems and any("lie to one side" in p for p in warned.problems)
+        assert (_table_problems(warned) == warned.problems) is kept
