@@ -223,6 +223,10 @@ class PyradiceTable(TableAdapter):
                  doubts: Sequence[str] = ()) -> Explained:
         try:
             found = explain(state, seen, partial=True)
+            if seen.as_read and not confirmed and any(isinstance(a, (Take, UseReserve)) for a in found.actions):
+                # Which die was taken is never decided by readings in doubt taken at face value (a placed die's
+                # colour read in doubt chose the wrong one of two quarry dice so): without them, two turns fit.
+                explain(state, replace(seen, as_read={}), partial=True)
         except AmbiguousActionError as exc:
             return Explained(problems=(*doubts, str(exc)) if doubts else (str(exc),))
         except GameError as exc:
