@@ -27,7 +27,7 @@ pytest: $(STAMP)
 
 train: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[dev,train]'
-	$(PY) -m vision.train
+	$(PY) -m vision.lab.train
 
 bench: $(STAMP)
 	$(VENV)/bin/companion bench all

@@ -34,12 +34,12 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 BENCHMARKS: dict[str, str] = {
     **{name: f"{package}.bench" for name, package in GAME_MODULES.items()},
-    "vision": "vision.bench",
+    "vision": "vision.lab.bench",
     "live": "device.bench",
-    "zones": "vision.bench_zones",
-    "pyradice-table": "vision.bench_pyradice",
-    "pyramido-table": "vision.bench_pyramido",
-    "dicetreasure-table": "vision.bench_dicetreasure",
+    "zones": "vision.lab.bench_zones",
+    "pyradice-table": "vision.lab.bench_pyradice",
+    "pyramido-table": "vision.lab.bench_pyramido",
+    "dicetreasure-table": "vision.lab.bench_dicetreasure",
     "hint": "engine.bench_advice",
 }
 

@@ -1,5 +1,5 @@
 """Render the bundled demo recording: a complete two-player game of Paša-řada-pyramida, from a simulated
-game, with the project's own dice renderer (:mod:`vision.render`).
+game, with the project's own dice renderer (:mod:`vision.lab.render`).
 
 ``python -m device.make_recording [OUT] [--seed N] [--players K] [--condition KIND:AMOUNT]`` writes
 ``OUT/recording.json`` and ``OUT/frames/``; a condition (:mod:`vision.conditions`: scale, exposure, white
@@ -29,7 +29,7 @@ import numpy as np
 
 from device.recording import FORMAT, true_record
 from engine.game import find_game
-from vision import render
+from vision.lab import render
 
 SIZE = (1280, 960)
 SIDE = 74.0

@@ -8,7 +8,7 @@ start the incomplete cards move to the middle and the claimed ones stay where th
 view is no error); the solo game lays its claimed cards aside in the middle before its two new cards are dealt;
 at a round's end the table is cleared. Every action that changes the table is shown as a hand over it (two
 frames) and then still frames sharing one picture, drawn by the lab renderer
-(:func:`vision.dicetreasure_render.render_table`, one camera for the whole recording). An action the table does
+(:func:`vision.lab.dicetreasure_render.render_table`, one camera for the whole recording). An action the table does
 not show (the leprechaun cards laid out, a claim, a turn ended with nothing left to move) has no frames: the
 device asks, and the replay's players answer it from the true record (counted).
 
@@ -136,7 +136,7 @@ def truth_of(state: DiceTreasureState, table: Table) -> dict[str, Any]:
 
 
 def _layout_from(truth: Mapping[str, Any], deck: Mapping[str, MotifCard]) -> Any:
-    from vision.dicetreasure_render import TableLayout
+    from vision.lab.dicetreasure_render import TableLayout
 
     cards = {(c["zone"], int(c["spot"])): (deck[c["card"]], tuple(Die.parse(d) if d else None for d in c["dice"]))
              for c in truth["cards"]}
@@ -201,7 +201,7 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
     def picture(truth: Mapping[str, Any], hand: bool) -> np.ndarray:
         if draw == "plain":
             return _plain(step, hand)
-        from vision.dicetreasure_render import render_table
+        from vision.lab.dicetreasure_render import render_table
         from vision.mats import mats
 
         frame = render_table(_layout_from(truth, deck), mats("dicetreasure", players), seed, size, hands=0.0,
@@ -264,7 +264,7 @@ def _table_section(players: int, seed: int, changed: Any, size: tuple[int, int])
     colour in the tray, read as the reader sees them under the recording's condition."""
     from engine.dicetreasure import sample_deck
     from vision.dicetreasure_read import DiceTreasureReader, teach_palette
-    from vision.dicetreasure_render import render_teaching
+    from vision.lab.dicetreasure_render import render_teaching
     from vision.registration import locate
 
     frame = render_teaching(seed + 999, players, size)
@@ -279,7 +279,7 @@ def make_enrolment(out: Path, seed: int, cards: Sequence[MotifCard], condition: 
     """An enrolment recording: each card laid on player 1's first card spot in turn (every fifth upside down),
     a hand between cards, the same camera throughout; each frame's truth names the card lying there."""
     from vision.conditions import parse_condition
-    from vision.dicetreasure_render import render_enrolment
+    from vision.lab.dicetreasure_render import render_enrolment
 
     changed = parse_condition(condition) if condition else None
     rng = random.Random(seed)

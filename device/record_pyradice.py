@@ -1,7 +1,7 @@
 """Render a recording of a simulated Pyradice game (``companion record pyradice``): frames and their truth.
 
 One table throughout (the cloth, the mats' layout, the camera, each board's lattice and the quarry board drawn
-from the same seed for every frame, :func:`vision.pyradice_render.render_table`'s ``geometry``), the game played
+from the same seed for every frame, :func:`vision.lab.pyradice_render.render_table`'s ``geometry``), the game played
 by seeded players with a simple policy (a random available die, a random legal slot, the skill used half the
 time with a random legal use). What a turn looks like to the camera:
 
@@ -48,7 +48,7 @@ SKILL_SHARE = 0.5
 
 
 def truth_json(truth: Any) -> dict[str, Any]:
-    """A rendered frame's truth (:class:`vision.pyradice_render.TableTruth`) as the recording keeps it."""
+    """A rendered frame's truth (:class:`vision.lab.pyradice_render.TableTruth`) as the recording keeps it."""
     return {
         "boards": {str(seat): {slot_text(s): str(d) for s, d in sorted(b.dice.items())}
                    for seat, b in sorted(truth.boards.items())},
@@ -65,8 +65,8 @@ class _Recorder:
     """Frames of one table: still frames share an image file; motion frames show a hand."""
 
     def __init__(self, out: Path, seed: int, players: int, condition: Any, size: tuple[int, int]) -> None:
-        from vision.mat_render import random_view
-        from vision.pyradice_render import random_table_style
+        from vision.lab.mat_render import random_view
+        from vision.lab.pyradice_render import random_table_style
 
         self.out, self.seed, self.players, self.condition, self.size = out, seed, players, condition, size
         self.view = random_view(np.random.default_rng([seed, players, 2]), max_tilt=25.0)
@@ -76,7 +76,7 @@ class _Recorder:
         self.t = 0.0
 
     def render(self, state: PyradiceState, hand: bool) -> tuple[str, dict[str, Any], Any]:
-        from vision.pyradice_render import render_table
+        from vision.lab.pyradice_render import render_table
 
         rng = np.random.default_rng([self.seed, self.players, 11, self.images])
         geometry = np.random.default_rng([self.seed, self.players, 5])
@@ -124,7 +124,7 @@ def _teaching(rec: _Recorder, state: PyradiceState) -> dict[str, list[float]]:
 
 def _teaching_state(seed: int, players: int) -> PyradiceState:
     """A table at set-up with a few dice on each board to name (a seeded game some placements in)."""
-    from vision.pyradice_render import seeded_state
+    from vision.lab.pyradice_render import seeded_state
 
     return seeded_state(seed, players, 3 * players)
 

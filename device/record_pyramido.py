@@ -14,7 +14,7 @@ step of the suggested activation (the device's optimiser, :func:`device.tables.p
 players keep to it) and the discards down to five gems, entered on the page (the inventories are not read
 yet). The true record (``expected``) is the engine's record of the same actions, as
 :mod:`device.make_recording` builds it for Paša. The frames are drawn by the project's own renderer
-(:mod:`vision.pyramido_render`, lab code, imported here lazily): no photograph of Pyramido pieces exists.
+(:mod:`vision.lab.pyramido_render`, lab code, imported here lazily): no photograph of Pyramido pieces exists.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
     renderer's: a recording for the truth reader only (the pipeline's and the adapter's tests, in seconds)."""
     from device.tables.pyramido import scoring_step
     from engine.pyramido.game import Discard, Flip, PendingKind, Phase, Place, Take
-    from vision import pyramido_render as pr
     from vision.conditions import parse_condition
+    from vision.lab import pyramido_render as pr
     from vision.pyramido_read import Palette, PyramidReader, measure_cells
     from vision.registration import MarkerFinder, locate
 
@@ -233,7 +233,7 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
         "fps": FPS,
         **({"condition": str(changed)} if changed is not None else {}),
         "table": {"players": players, "domino_mm": round(table.thickness_mm, 2), "lessons": lessons,
-                  "renderer": "vision.pyramido_render (no photograph of the pieces exists)"},
+                  "renderer": "vision.lab.pyramido_render (no photograph of the pieces exists)"},
         "frames": frames.frames,
         "expected": {"actions": record["actions"], "sheet": record["sheet"], "winners": record["winners"]},
     }

@@ -285,7 +285,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def eval_command(args: argparse.Namespace) -> int:
-    from vision.mat_render import CONDITIONS, camera_advice, evaluate
+    from vision.lab.mat_render import CONDITIONS, camera_advice, evaluate
 
     if args.advice:
         print("camera advice: every sheet of a 2-player game, straight down, the table filling 90% of the frame")

@@ -256,7 +256,7 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(web_applianc
     # The camera sees two of the three players' mats and nothing of the exploration area.
     import numpy as np
 
-    from vision.mat_render import ViewStyle, render_mats, table_layout
+    from vision.lab.mat_render import ViewStyle, render_mats, table_layout
 
     rng = np.random.default_rng(4)
     scene = render_mats(rng, table_layout(mats("pyramido", 3)[:2], rng), (960, 720), ViewStyle(tilt=12.0), [])

@@ -12,14 +12,14 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.render
+import vision.lab.render
 from models import MODELS_DIR
 from vision.detect import DetectorInputError, DiceDetector, edge_angle, letterbox, merge_close, side_from_box
-from vision.detect_eval import evaluate_detector, score_image
-from vision.detect_train import rendered_records
+from vision.lab.detect_eval import evaluate_detector, score_image
+from vision.lab.detect_train import rendered_records
+from vision.lab.render import random_die, render_scene
+from vision.lab.splits import byler_records
 from vision.modelcard import ModelCardError
-from vision.render import random_die, render_scene
-from vision.splits import byler_records
 
 
 @pytest.fixture(scope="module")
@@ -143,14 +143,14 @@ def test_round_things_among_the_dice_are_mostly_passed_over(
     # Held-out scenes (seeds apart from the trainer's) with 3 to 6 tokens, coins or holes each. The detector before
     # the eleventh round took 41 of these 51 round things for dice; this one about a third, with as many dice found.
     placed: list[tuple[tuple[float, float], float]] = []
-    place = vision.render.place_tokens
+    place = vision.lab.render.place_tokens
 
     def counted(*args: Any, **kwargs: Any) -> list[tuple[tuple[float, float], float]]:
         tokens = place(*args, **kwargs)
         placed.extend(tokens)
         return tokens
 
-    monkeypatch.setattr(vision.render, "place_tokens", counted)
+    monkeypatch.setattr(vision.lab.render, "place_tokens", counted)
     records = rendered_records(12, 6000, (3, 6))
     found = false = dice = 0
     for image, boxes, _ in records:

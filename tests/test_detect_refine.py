@@ -78,7 +78,7 @@ def test_die_at_the_image_border_does_not_fail() -> None:
 
 
 def test_centre_rule_matches_a_die_found_in_place_with_a_wrong_size() -> None:
-    from vision.detect_eval import match
+    from vision.lab.detect_eval import match
 
     truth = [(0.0, 0.0, 40.0, 40.0), (50.0, 0.0, 90.0, 40.0)]
     found = [(10.0, 10.0, 30.0, 30.0), (100.0, 0.0, 140.0, 40.0)]  # too small (IoU 0.25); elsewhere
@@ -89,11 +89,11 @@ def test_centre_rule_matches_a_die_found_in_place_with_a_wrong_size() -> None:
 
 
 def test_edge_side_measures_rendered_dice_from_the_networks_guess() -> None:
-    # Held-out rendered scenes (vision.render; exact top-face sides): started from the detector's own side
+    # Held-out rendered scenes (vision.lab.render; exact top-face sides): started from the detector's own side
     # and angle, the edges measure the side to a few percent for the typical die.
     from vision.detect import DiceDetector, edge_sides
-    from vision.detect_eval import score_image
-    from vision.detect_train import rendered_records
+    from vision.lab.detect_eval import score_image
+    from vision.lab.detect_train import rendered_records
 
     detector = DiceDetector(threads=1, refine=False)
     errors = []

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.detect import STRIDE
-from vision.detect_eval import iou, match, summarise
-from vision.detect_train import CROP, Sample, augment, main, rendered_samples, targets
+from vision.lab.detect_eval import iou, match, summarise
+from vision.lab.detect_train import CROP, Sample, augment, main, rendered_samples, targets
 
 
 def _sample_with_squares() -> tuple[Sample, np.ndarray]:
@@ -96,7 +96,7 @@ def test_folding_batch_norm_keeps_the_network_and_onnx_weights_load_back(tmp_pat
     pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
     import warnings
 
-    from vision.detect_train import build_net, export, fold, load_onnx
+    from vision.lab.detect_train import build_net, export, fold, load_onnx
 
     torch.manual_seed(0)
     net = build_net()

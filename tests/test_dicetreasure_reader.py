@@ -22,7 +22,7 @@ from vision.dicetreasure_read import (
     read_card,
     teach_palette,
 )
-from vision.dicetreasure_render import render_dealt, render_enrolment, render_state, render_teaching, seeded_turn
+from vision.lab.dicetreasure_render import render_dealt, render_enrolment, render_state, render_teaching, seeded_turn
 from vision.registration import locate
 
 DECK = sample_deck()

@@ -19,9 +19,9 @@ import pytest
 from device.tables.pyradice import ChangeWatch, belief_values
 from engine.dice import Die
 from engine.pyradice.pyramid import SLOTS
-from vision.mat_render import random_view
+from vision.lab.mat_render import random_view
+from vision.lab.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
 from vision.pyradice_read import UNCHANGED, PyradiceReader
-from vision.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
 from vision.registration import MarkerFinder, locate
 
 SIZE = (1280, 960)

@@ -1,4 +1,4 @@
-"""The Pyradice reader on rendered tables (vision.pyradice_render -> vision.pyradice_read) and its table adapter.
+"""The Pyradice reader on rendered tables (vision.lab.pyradice_render -> vision.pyradice_read) and its table adapter.
 
 Frames are rendered from seeded engine states (seeds used nowhere in tuning); the reader must get most slots,
 faces and colours right and must mark every wrong reading unsure; the adapter turns a reading of a rendered
@@ -20,7 +20,8 @@ from device.tables.pyradice import TableSeen
 from engine.dice import Die
 from engine.game import find_game
 from engine.pyradice.pyramid import SLOTS
-from vision.mat_render import random_view
+from vision.lab.mat_render import random_view
+from vision.lab.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
 from vision.pyradice_read import (
     EMPTY,
     PRESENT,
@@ -37,7 +38,6 @@ from vision.pyradice_read import (
     fit_lattice,
     score_frame,
 )
-from vision.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
 from vision.registration import MarkerFinder, locate
 
 SIZE = (1280, 960)

@@ -1,4 +1,4 @@
-"""The Pyramido reader on rendered frames (vision.pyramido_render, vision.pyramido_read) and the table adapter's
+"""The Pyramido reader on rendered frames (vision.lab.pyramido_render, vision.pyramido_read) and the table adapter's
 observe/explain on what it reads (device.tables.pyramido): seeded games walked by the engine, frames drawn
 from their states, the truth from the engine's own top view."""
 
@@ -17,8 +17,8 @@ from device.tables.pyramido import PyramidView, SeenCell, observed
 from engine.game import find_game
 from engine.pyramido import Colour, Direction, Placement, Pyramid
 from engine.pyramido.game import Place
+from vision.lab.pyramido_render import PyramidoTable, make_table, placement_turns, render, seeded_game
 from vision.pyramido_read import Palette, PyramidReader, PyramidReading, measure_cells
-from vision.pyramido_render import PyramidoTable, make_table, placement_turns, render, seeded_game
 from vision.registration import MarkerFinder, ZoneView, locate
 
 FINDER = MarkerFinder()

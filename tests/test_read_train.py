@@ -1,4 +1,4 @@
-"""The face model's trainer (vision.read_train): its data makers need no torch; its network and export do
+"""The face model's trainer (vision.lab.read_train): its data makers need no torch; its network and export do
 (those tests are skipped without the ``train`` extra)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from vision.crop import crop_die
-from vision.read_train import (
+from vision.lab.read_train import (
     CHANNELS,
     NOT_A_DIE,
     SHARED,
@@ -22,8 +22,8 @@ from vision.read_train import (
     rendered_crops,
     token_crops,
 )
-from vision.render import render_scene
-from vision.splits import (
+from vision.lab.render import render_scene
+from vision.lab.splits import (
     RUNE55_DROPPED,
     apply_corrections,
     fold_of,
@@ -72,7 +72,7 @@ def test_the_tune_fold_is_part_of_the_train_split_only() -> None:
 def test_the_network_exports_to_the_same_maths(tmp_path: Path, size: int, channels: tuple | None, centre: bool) -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
-    from vision.read_train import _check_export, build_model, export
+    from vision.lab.read_train import _check_export, build_model, export
 
     torch.manual_seed(0)
     model = build_model(size, channels, centre)
@@ -89,7 +89,7 @@ def test_the_network_exports_to_the_same_maths(tmp_path: Path, size: int, channe
 def test_an_ensemble_gives_the_mean_of_its_members_and_exports_to_the_same_maths(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     pytest.importorskip("onnx", reason="the train extra (onnx) is not installed")
-    from vision.read_train import _check_export, build_ensemble, build_model, export, to_tensor
+    from vision.lab.read_train import _check_export, build_ensemble, build_model, export, to_tensor
 
     torch.manual_seed(0)
     networks = [build_model(32).eval() for _ in range(3)]
@@ -121,7 +121,7 @@ def test_the_command_line_takes_a_count_of_members(capsys: pytest.CaptureFixture
 
 def test_centre_contrast_makes_faint_pips_on_a_dark_die_strong() -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
-    from vision.read_train import build_model
+    from vision.lab.read_train import build_model
 
     crop = torch.full((1, 3, 32, 32), 0.85)  # a light table around ...
     crop[:, :, 6:26, 6:26] = 0.12  # ... a dark die ...
@@ -143,7 +143,7 @@ def test_centre_contrast_makes_faint_pips_on_a_dark_die_strong() -> None:
 
 
 def test_the_command_line_refuses_bad_channels_before_any_work(capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.read_train import options
+    from vision.lab.read_train import options
 
     assert options().parse_args(["--channels", "8,16,16,24"]).channels == (8, 16, 16, 24)
     for bad in ("8,16,24", "a,b,c,d", "8,16,0,24"):
@@ -163,7 +163,7 @@ def test_the_command_line_refuses_a_share_outside_0_to_1(capsys: pytest.CaptureF
 
 def test_augment_keeps_colour_unless_asked_and_softens_when_asked() -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
-    from vision.read_train import augment
+    from vision.lab.read_train import augment
 
     batch = torch.zeros(64, 3, 32, 32)
     batch[:, 2] = 0.6  # a red body (BGR) ...
@@ -190,7 +190,7 @@ def test_the_trainer_says_what_it_cannot_import_before_any_work(
     import sys
     import types
 
-    from vision.read_train import main
+    from vision.lab.read_train import main
 
     for name in ("torch", "tqdm", "onnx"):  # the train extra, present or not here: only the quantiser is missing
         monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
@@ -201,7 +201,7 @@ def test_the_trainer_says_what_it_cannot_import_before_any_work(
     monkeypatch.setitem(sys.modules, "torch", None)
     assert main(["--float32"]) == 2
     assert "torch cannot be imported" in capsys.readouterr().err
-    from vision.train import main as train_all
+    from vision.lab.train import main as train_all
 
     assert train_all([]) == 2  # make train says it too, before the detector's trainer starts
     assert "train: torch cannot be imported" in capsys.readouterr().err
@@ -209,7 +209,7 @@ def test_the_trainer_says_what_it_cannot_import_before_any_work(
 
 def test_the_trainer_refuses_a_device_torch_cannot_use(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch", reason="the train extra (torch) is not installed")
-    from vision.read_train import main
+    from vision.lab.read_train import main
 
     assert options().parse_args([]).device == "cpu", "the recipe trains on the CPU"
     assert main(["--device", "tpu"]) == 2
@@ -252,7 +252,7 @@ def _tiny_shared(root: Path) -> Path:
 def test_a_trained_ensemble_is_the_mean_of_the_one_network_runs_of_its_seeds(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="the train extra (torch) is not installed")
     from vision.faces import FaceModel
-    from vision.read_train import main
+    from vision.lab.read_train import main
 
     shared = _tiny_shared(tmp_path / "shared")
     quick = ["--shared", str(shared), "--epochs", "1", "--rendered", "48", "--threads", "1", "--hold-out-tune"]
@@ -283,7 +283,7 @@ def test_the_trainer_writes_the_graph_in_8_bits_reading_as_the_float_one(tmp_pat
     import onnx
 
     from vision.faces import FaceModel
-    from vision.read_train import main
+    from vision.lab.read_train import main
 
     shared = _tiny_shared(tmp_path / "shared")
     quick = ["--shared", str(shared), "--epochs", "1", "--rendered", "48", "--threads", "1", "--hold-out-tune"]

@@ -1,4 +1,4 @@
-"""Registration (vision/registration.py) on frames rendered by the lab (vision/mat_render.py): zones mapped to
+"""Registration (vision/registration.py) on frames rendered by the lab (vision/lab/mat_render.py): zones mapped to
 millimetres, covered markers, the tracker, rectified zones, bad input said plainly, and ``companion locate``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from device.cli import main
 from device.teaching import TeachingStore
-from vision.mat_render import (
+from vision.lab.mat_render import (
     MatScene,
     PlacedMat,
     ViewStyle,
@@ -96,7 +96,7 @@ def test_json_line_maps_image_pixels_to_sheet_millimetres() -> None:
 def test_mapping_error_over_seeded_frames_with_a_marker_covered_is_under_a_millimetre() -> None:
     """The issue's bar, measured small: 3 frames of tilt up to 30 degrees, light, blur, noise, JPEG, one marker
     covered (companion eval-zones measures more)."""
-    from vision.mat_render import Condition
+    from vision.lab.mat_render import Condition
 
     result = evaluate("pyradice", frames=3, seed=5, size=(960, 720), condition=Condition("one covered", cover=1),
                       sheets=2)
@@ -330,7 +330,7 @@ def test_companion_calibrate_on_an_image(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_camera_advice_measures_each_tables_scale() -> None:
-    from vision.mat_render import camera_advice
+    from vision.lab.mat_render import camera_advice
 
     rows = camera_advice(((640, 480),))
     assert [r["game"] for r in rows] == ["pyradice", "pyramido", "dicetreasure"]
@@ -380,7 +380,7 @@ def test_the_printed_svg_itself_photographed_maps_back_to_its_sheet() -> None:
 
 
 def test_lens_distortion_in_the_lab_moves_markers_where_the_model_says() -> None:
-    from vision.mat_render import distort_points
+    from vision.lab.mat_render import distort_points
 
     placed = [PlacedMat(BOARD1, (0, 0), 0)]
     ideal = _scene(placed, ViewStyle(fill=0.95))

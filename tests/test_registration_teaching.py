@@ -96,7 +96,7 @@ def test_companion_teach_learns_the_dice_of_a_photo(tmp_path: Path, capsys: pyte
     import numpy as np
 
     from device.cli import main
-    from vision.render import DIE_COLOURS, DieSpec, render_scene
+    from vision.lab.render import DIE_COLOURS, DieSpec, render_scene
 
     specs = [DieSpec(v, body=DIE_COLOURS[c], centre=(120 + 130 * i, 200), side=70, angle=10 * i, colour_name=c)
              for i, (v, c) in enumerate(zip((3, 5, 2, 6), ("orange", "white", "maroon", "gray"), strict=True))]

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import (
+from vision.lab.render import (
     SIDE_RING,
     DieSpec,
     SceneStyle,

@@ -1,4 +1,4 @@
-"""The recipe comparison (``python -m vision.tune_check``) on a small made-up tune fold of rendered photos."""
+"""The recipe comparison (``python -m vision.lab.tune_check``) on a small made-up tune fold of rendered photos."""
 
 from __future__ import annotations
 
@@ -12,11 +12,10 @@ import pytest
 
 from models import MODELS_DIR
 from vision.conditions import parse_condition
-from vision.evaluate import truth_candidates
-from vision.recognize import DiceRecognizer, FixedDetector, load_image
-from vision.render import render_scene
-from vision.splits import fold_of
-from vision.tune_check import (
+from vision.lab.evaluate import truth_candidates
+from vision.lab.render import render_scene
+from vision.lab.splits import fold_of
+from vision.lab.tune_check import (
     MeanOfModels,
     header,
     held_out_detector,
@@ -29,6 +28,7 @@ from vision.tune_check import (
     tune_records,
     whole_reader,
 )
+from vision.recognize import DiceRecognizer, FixedDetector, load_image
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from vision import bench, yolo_ref
+from vision.lab import bench, yolo_ref
 
 
 def test_bench_vision_prints_its_figures(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,8 +22,8 @@ from vision.colour import (
     measure_body,
     nominal_palette,
 )
+from vision.lab.render import DIE_COLOURS, PIP_COLOURS, DieSpec, SceneStyle, render_scene
 from vision.recognize import DiceRecognizer, FixedDetector
-from vision.render import DIE_COLOURS, PIP_COLOURS, DieSpec, SceneStyle, render_scene
 from vision.types import DieCandidate
 
 PYRADICE = PALETTES["pyradice"]

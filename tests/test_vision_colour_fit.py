@@ -23,7 +23,7 @@ from vision.colour import (
     nominal_palette,
     with_kinds,
 )
-from vision.colour_fit import (
+from vision.lab.colour_fit import (
     BYLER_COLOURS,
     LabelledDie,
     calibrated_right,

@@ -11,10 +11,10 @@ import pytest
 
 from device.cli import main as companion
 from vision.conditions import KINDS, Condition, ConditionError, parse_condition
-from vision.evaluate import evaluate
+from vision.lab.evaluate import evaluate
+from vision.lab.render import render_scene
+from vision.lab.splits import read_manifest
 from vision.recognize import DiceRecognizer, FixedDetector
-from vision.render import render_scene
-from vision.splits import read_manifest
 
 PHOTOS = Path(__file__).resolve().parent / "data" / "photos"
 MANIFEST = PHOTOS / "manifest.jsonl"

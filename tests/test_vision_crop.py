@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from vision.crop import CROP_MARGIN, as_bgr, box_to_candidate, crop_batch, crop_die
-from vision.render import DieSpec, SceneStyle, render_scene
+from vision.lab.render import DieSpec, SceneStyle, render_scene
 from vision.types import DieCandidate
 
 
 def square_corners(centre: tuple[float, float], side: float, angle: float) -> np.ndarray:
-    """Corners of a square turned by ``angle`` degrees the way vision.render turns dice (y down)."""
+    """Corners of a square turned by ``angle`` degrees the way vision.lab.render turns dice (y down)."""
     a = math.radians(angle)
     u = np.array([math.cos(a), math.sin(a)]) * side / 2
     v = np.array([-math.sin(a), math.cos(a)]) * side / 2
@@ -137,4 +137,4 @@ def test_one_conversion_for_every_stage_keeps_a_16_bit_frame_as_bright_as_it_is(
 
     tree = ast.parse(Path(vision.faces.__file__).read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert "vision.render" not in imported and "vision.types" in imported
+    assert "vision.lab.render" not in imported and "vision.types" in imported

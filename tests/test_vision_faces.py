@@ -30,9 +30,9 @@ from vision.faces import (
     second_look,
     square_turns,
 )
+from vision.lab.read_train import CHANNELS, options
+from vision.lab.render import DieSpec, SceneStyle, render_scene
 from vision.modelcard import ModelCardError, check_model, load_model, read_card
-from vision.read_train import CHANNELS, options
-from vision.render import DieSpec, SceneStyle, render_scene
 from vision.types import DieCandidate
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from device.cli import main as companion
-from vision.evaluate import still_frames
 from vision.faces import SURE_FLOOR
 from vision.fuse import fuse_frames, match_frames
+from vision.lab.evaluate import still_frames
 from vision.types import DieReading
 
 
@@ -106,7 +106,7 @@ def test_fused_frames_in_eval_dice_keep_every_wrong_value_unsure(tmp_path: Path)
 
 
 def test_the_rendered_measures_run_and_write_their_tables(tmp_path: Path) -> None:
-    from vision.evaluate import LEANS, cocked_recall, rendered_decisions
+    from vision.lab.evaluate import LEANS, cocked_recall, rendered_decisions
     from vision.recognize import DiceRecognizer, FixedDetector
 
     reader = DiceRecognizer(detector=FixedDetector())

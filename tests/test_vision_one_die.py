@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.lab.render import render_scene
 from vision.recognize import (
     DOUBTFUL_DIE,
     DiceRecognizer,
@@ -14,7 +15,6 @@ from vision.recognize import (
     pieces,
     smaller_than_the_others,
 )
-from vision.render import render_scene
 from vision.types import DieCandidate
 
 
@@ -106,9 +106,9 @@ def test_a_phantom_on_a_real_dies_corner_gives_no_reading() -> None:
     # real photo, every die's four corners in turn (centred on the corner and a fifth of a side inward).
     from pathlib import Path
 
-    from vision.evaluate import truth_candidates
+    from vision.lab.evaluate import truth_candidates
+    from vision.lab.splits import read_manifest
     from vision.recognize import load_image
-    from vision.splits import read_manifest
 
     manifest = Path(__file__).resolve().parent / "data" / "photos" / "manifest.jsonl"
     record = next(r for r in read_manifest(manifest) if r["image"] == "IMG_20191208_112332.jpg")

@@ -1,4 +1,4 @@
-"""The die reader end to end (vision.recognize, vision.evaluate, the recognize and eval-dice commands):
+"""The die reader end to end (vision.recognize, vision.lab.evaluate, the recognize and eval-dice commands):
 real photos, every kind of bad input, the JSON the command prints."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import pytest
 from device.cli import main as companion
 from vision import recognize
 from vision.crop import CROP_SIZE, crop_die
-from vision.evaluate import evaluate, match, truth_candidates
 from vision.faces import TIGHT_SIDE, square_turns
+from vision.lab.evaluate import evaluate, match, truth_candidates
+from vision.lab.render import render_scene
+from vision.lab.splits import read_manifest
 from vision.recognize import LOOSE_SIDE, DiceRecognizer, FixedDetector, ImageError, annotate, load_image
-from vision.render import render_scene
-from vision.splits import read_manifest
 from vision.types import DieCandidate, DieReading
 
 PHOTOS = Path(__file__).resolve().parent / "data" / "photos"

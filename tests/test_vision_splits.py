@@ -1,4 +1,4 @@
-"""The fixed split of the real photos and the audited label corrections (vision.splits)."""
+"""The fixed split of the real photos and the audited label corrections (vision.lab.splits)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from device.cli import main as companion
-from vision.splits import BYLER_CORRECTIONS, apply_corrections, read_corrections, read_manifest, split_of
+from vision.lab.splits import BYLER_CORRECTIONS, apply_corrections, read_corrections, read_manifest, split_of
 
 PHOTOS = Path(__file__).resolve().parent / "data" / "photos"
 

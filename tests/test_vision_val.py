@@ -1,5 +1,5 @@
 """The die reader's figures on the Byler validation split (issue 25's gate): 33 real photos, 221 dice, against the
-audited labels (``vision/labels/byler-corrections.jsonl``), the whole reader behind its detector. Skipped where
+audited labels (``vision/lab/labels/byler-corrections.jsonl``), the whole reader behind its detector. Skipped where
 the shared photos are not beside the checkout. Bounds keep a margin of at least one die over what the machine
 the reader was measured on gives (int8 kernels differ between CPUs; ``docs/vision.md``, "Asking less")."""
 
@@ -23,8 +23,8 @@ def val(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dic
     out = tmp_path_factory.mktemp("val")
     manifest = shared_dir / "data" / "dice-photos" / "byler" / "manifest.jsonl"
     args = ["eval-dice", str(manifest), "--split", "val", "--out", str(out)]
-    args += ["--corrections", str(REPO / "vision/labels/byler-corrections.jsonl")]
-    args += ["--colours", str(REPO / "vision/labels/byler-colours.jsonl")]
+    args += ["--corrections", str(REPO / "vision/lab/labels/byler-corrections.jsonl")]
+    args += ["--colours", str(REPO / "vision/lab/labels/byler-colours.jsonl")]
     assert companion(args) == 0
     return json.loads((out / "summary.json").read_text()), out
 

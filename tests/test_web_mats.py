@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from device.eventlog import EventLog
 from device.hub import Hub
 from device.session import GameSession
-from vision.mat_render import ViewStyle, render_mats, table_layout
+from vision.lab.mat_render import ViewStyle, render_mats, table_layout
 from vision.mats import mats
 from web import create_app
 
@@ -85,7 +85,7 @@ def test_colours_are_taught_from_the_camera(client: FlaskClient, session: GameSe
     import json
 
     from device.session import reading
-    from vision.render import DieSpec, SceneStyle, draw_die, render_surface
+    from vision.lab.render import DieSpec, SceneStyle, draw_die, render_surface
 
     before = client.get("/api/teach?game=pyradice").get_json()
     assert before["pieces"]["die"]["taught"] == [] and not before["complete"]

@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         metavar="FILE",
         help="measure against the manifest with these label corrections applied (JSON lines; the Byler set's "
-        "audited ones are vision/labels/byler-corrections.jsonl)",
+        "audited ones are vision/lab/labels/byler-corrections.jsonl)",
     )
     ev.add_argument(
         "--condition",
@@ -73,7 +73,7 @@ def register(subparsers: Any) -> None:
         "--colours",
         type=Path,
         metavar="FILE",
-        help="also measure colour names on the labelled dice of FILE (vision/labels/byler-colours.jsonl): the "
+        help="also measure colour names on the labelled dice of FILE (vision/lab/labels/byler-colours.jsonl): the "
         "general palette, and each game's palette taught from one die of each colour",
     )
     ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
@@ -134,9 +134,9 @@ def measure_dice(recognizer: DiceRecognizer, image: Any) -> list[tuple[tuple[flo
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate, format_summary, write_results
+    from vision.lab.evaluate import evaluate, format_summary, write_results
+    from vision.lab.splits import apply_corrections, read_corrections, read_manifest, split_of
     from vision.recognize import FixedDetector
-    from vision.splits import apply_corrections, read_corrections, read_manifest, split_of
 
     condition = parse_condition(args.condition) if args.condition is not None else None
     if condition is not None and args.update_card:
@@ -213,7 +213,7 @@ def colour_figures(labels_path: Path, images: set[str], manifest: Path) -> dict[
     (:func:`vision.colour.with_kinds`)."""
     from engine.dice import PALETTES
     from vision.colour import nominal_palette
-    from vision.colour_fit import measure_labelled, named_right, read_colour_labels, taught_right
+    from vision.lab.colour_fit import measure_labelled, named_right, read_colour_labels, taught_right
 
     if not labels_path.is_file():
         raise ValueError(f"{labels_path}: no such colour labels file")

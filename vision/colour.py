@@ -4,7 +4,7 @@ A palette maps colour names to reference CIELAB values (L 0..100, a and b about 
 palettes are the games' (:data:`engine.dice.PALETTES`: Pyradice white, gray, maroon, orange; Pyramido;
 Dice Treasure) plus ``dice``, a general palette of common die colours. Their references are nominal sRGB
 colours as a camera over a table sees them (:data:`CAMERA_MATRIX`, fitted on labelled real photos by
-:mod:`vision.colour_fit`): darker than the ideal colours, which named half of the real dice wrong. The light at
+:mod:`vision.lab.colour_fit`): darker than the ideal colours, which named half of the real dice wrong. The light at
 a real table differs, so a palette can be calibrated: photograph one die of each colour of the palette, and
 :func:`calibrate` measures each and pairs dice with names by the closest overall match to the built-in
 references (so the dice may lie in any order). A calibration is a small JSON file.
@@ -48,7 +48,7 @@ NOMINAL_RGB: dict[str, tuple[int, int, int]] = {
 }
 #: How the camera sees those nominal colours: a 3x3 matrix on linear RGB (rows: the camera's R, G, B; columns:
 #: the nominal colour's), fitted by least squares on the labelled dice of the Byler train photos
-#: (``python -m vision.colour_fit``, which also checks that these numbers are its fit). Mostly a gain of about
+#: (``python -m vision.lab.colour_fit``, which also checks that these numbers are its fit). Mostly a gain of about
 #: 0.45: a die's top face, lit from above and exposed for a light table, is less than half as bright as the
 #: ideal colour, so the ideal references named half of the real dice wrong (white read as gray, red as maroon).
 CAMERA_MATRIX: tuple[tuple[float, float, float], ...] = (
@@ -64,7 +64,7 @@ DICE_PALETTE: tuple[str, ...] = (
 LIGHTNESS_WEIGHT = 0.5
 #: Kinds of real dice of each name, as the camera measures them (CIELAB): one name covers plain and swirled,
 #: bright and smoky dice (``green`` is plain green and swirled teal, ``blue`` bright and navy), and one reference
-#: per name sat between them (82% of the labelled val dice named right). Fitted by :mod:`vision.colour_fit` on
+#: per name sat between them (82% of the labelled val dice named right). Fitted by :mod:`vision.lab.colour_fit` on
 #: the Byler *train* split's labelled dice alone: k-means in this distance, per name of the label's best name,
 #: 2 kinds where a name has 8 dice or more (the number chosen by 5-fold cross-validation over train photos:
 #: 1, 2, 3 kinds named 204, 211, 209 of 220 right); val measured once: 213 of 220 (96.8%). The built-in
@@ -188,7 +188,7 @@ def with_kinds(taught: Palette) -> Palette:
     """A taught palette that keeps the kinds of real dice (:data:`DICE_KINDS`) of its names beside the taught
     colours: a die is named by the nearest of its taught colour and the kinds. One taught die stands for one kind
     of its name; where a table's dice of one name are of several kinds (plain and swirled green), the kinds name
-    the others. Measured on the labelled Byler dice (``python -m vision.colour_fit``, issue 25): taught alone 79-82%
+    the others. Measured on the labelled Byler dice (``python -m vision.lab.colour_fit``, issue 25): taught alone 79-82%
     of the dice of a game's colours, with the kinds 97-98%. The kinds were fitted under one light (the Byler
     photos'), so under a very different light they can mislead where the taught colours alone would not."""
     kinded = {name for name, _ in taught.kinds} | set(DICE_KINDS)

@@ -121,7 +121,7 @@ def crop_die(
     cos_t, sin_t = math.cos(theta), math.sin(theta)
     sx, sy = width / size, height / size
     # Source x = cx + cos*dx - sin*dy, y = cy + sin*dx + cos*dy with d the offset from the crop centre:
-    # the die's edges, turned by +angle (clockwise as seen, y pointing down, as vision.render draws them),
+    # the die's edges, turned by +angle (clockwise as seen, y pointing down, as vision.lab.render draws them),
     # come out axis-aligned.
     matrix = np.array(
         [

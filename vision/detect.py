@@ -1,6 +1,6 @@
 """Finding dice: the learned heat-map detector (``models/dice-detect.onnx``) and its decoding.
 
-The network is a small fully convolutional CenterNet-style model (see :mod:`vision.detect_train`). It
+The network is a small fully convolutional CenterNet-style model (see :mod:`vision.lab.detect_train`). It
 sees the image letterboxed so that its longer side is ``max_side`` pixels (384), and answers at stride 4
 with seven maps: a die-centre heat map, the sub-cell offset of the centre, the log width and height of
 the die's axis-aligned box, and the die's rotation as (cos 4a, sin 4a) — a square looks the same every

@@ -29,7 +29,7 @@ rectified on its own at :data:`CARD_PX_PER_MM`, white-balanced on the mat's pape
 
 :class:`DiceTreasureReader` does all of this for one frame and returns a :class:`TableReading` (frozen
 dataclasses, no arrays). The print design the reader assumes (sizes in mm, nominal print colours) is
-:data:`CARD_MM` and the constants next to it; the lab renderer (:mod:`vision.dicetreasure_render`) draws it.
+:data:`CARD_MM` and the constants next to it; the lab renderer (:mod:`vision.lab.dicetreasure_render`) draws it.
 Run ``python -m vision.dicetreasure_read --measure`` for the figures in ``docs/dicetreasure-table.md``.
 """
 
@@ -1137,7 +1137,13 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:  # pragma: no cover - 
     from device.tables import adapter_for
     from engine.dicetreasure import GAME, sample_deck
     from vision.conditions import parse_condition
-    from vision.dicetreasure_render import render_dealt, render_enrolment, render_state, render_teaching, seeded_turn
+    from vision.lab.dicetreasure_render import (
+        render_dealt,
+        render_enrolment,
+        render_state,
+        render_teaching,
+        seeded_turn,
+    )
     from vision.registration import locate
 
     cv2.setNumThreads(1)

@@ -57,7 +57,7 @@ COCKED_ELONGATION = 1.6
 #: reads. It follows the confidence floor, so that no die is marked unsure without its second look.
 SECOND_LOOK_BELOW = CONFIDENCE_FLOOR
 #: The second look also reads the die cut at this share of the side it was found with: the tightest crop the
-#: model is trained on (``vision.read_train.jittered_candidate``: side x 0.9..1.12). A labelled or found box bounds
+#: model is trained on (``vision.lab.read_train.jittered_candidate``: side x 0.9..1.12). A labelled or found box bounds
 #: the die's side faces too when the camera is not straight above it, and their pips, or a neighbour's, in the
 #: crop are a kind of error every model made. Chosen on the tune fold with the 8 held-out pairs of the seventh
 #: round (``docs/vision.md``, "The tighter second look"): labelled boxes 43 -> 29 wrong, detector finds 22 -> 16

@@ -24,7 +24,7 @@ device asks instead of guessing.
 
 Colours are the four Pyradice colours: a nominal palette (:func:`vision.colour.nominal_palette`) until the
 players teach the table's own (:meth:`PyradiceReader.teach`). Everything here was developed and measured on
-rendered frames only (:mod:`vision.pyradice_render`); ``python -m vision.pyradice_read --measure`` measures it.
+rendered frames only (:mod:`vision.lab.pyradice_render`); ``python -m vision.pyradice_read --measure`` measures it.
 """
 
 from __future__ import annotations
@@ -1160,8 +1160,8 @@ def _tables(seeds: Iterable[int], players: int, turns: Sequence[int], hand: floa
     """Per seed, one table: a frame to teach its colours on (after 3 placements) and the frames measured,
     each with where the quarry's dice were one placement before (what the game believes when it looks)."""
     from vision.conditions import parse_condition
-    from vision.mat_render import random_view
-    from vision.pyradice_render import random_table_style, render_table, seeded_state
+    from vision.lab.mat_render import random_view
+    from vision.lab.pyradice_render import random_table_style, render_table, seeded_state
 
     cond = parse_condition(condition) if condition else None
 
@@ -1179,7 +1179,7 @@ def _tables(seeds: Iterable[int], players: int, turns: Sequence[int], hand: floa
 
 
 def score_frame(reading: PyradiceReading, truth: Any) -> dict[str, int]:
-    """Counts for one frame against its truth (:class:`vision.pyradice_render.TableTruth`)."""
+    """Counts for one frame against its truth (:class:`vision.lab.pyradice_render.TableTruth`)."""
     c: dict[str, int] = {k: 0 for k in (
         "slots", "slots_hidden", "occupancy_right", "dice", "face_right", "colour_right", "die_right",
         "sure_wrong", "unsure", "quarry_tops", "quarry_top_right", "quarry_top_face_right", "quarry_present_right",

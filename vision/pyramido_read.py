@@ -1100,7 +1100,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--exploration", action="store_true", help="with --measure: the exploration area instead")
     args = ap.parse_args(argv)
     if args.measure:
-        from vision.pyramido_render import measure, measure_exploration
+        from vision.lab.pyramido_render import measure, measure_exploration
 
         lo, _, hi = args.seeds.partition("-")
         seeds = list(range(int(lo), int(hi or lo) + 1))

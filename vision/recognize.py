@@ -105,7 +105,7 @@ class DiceRecognizer:
     """Reads dice. Load once (models are loaded in the constructor), call :meth:`read` per image.
 
     ``floor`` is the confidence below which a die is marked unsure (the device uses :data:`vision.faces.SURE_FLOOR`;
-    other values are for measuring: ``python -m vision.tune_check``, the trade-off curve of ``eval-dice``). Dice
+    other values are for measuring: ``python -m vision.lab.tune_check``, the trade-off curve of ``eval-dice``). Dice
     below :data:`vision.faces.SECOND_LOOK_BELOW` (or below ``floor``, if higher) get their second look first."""
 
     def __init__(

@@ -1,6 +1,6 @@
 """Lab: mats drawn into camera frames, and the registration stage measured on them in millimetres.
 
-Part of vision's lab (with :mod:`vision.render`), never imported by the device. A scene lays mats on a
+Part of vision's lab (with :mod:`vision.lab.render`), never imported by the device. A scene lays mats on a
 table (each turned, some opposite each other, optionally printed at the wrong scale or mirrored), looks at
 the table through a pinhole camera tilted up to 30 degrees from straight down and turned about its axis,
 and draws the mats with their markers into the frame at twice the size, then shrinks it (so edges are

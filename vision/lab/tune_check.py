@@ -1,19 +1,19 @@
-"""Comparing face models on data none of them chose: ``python -m vision.tune_check DIR [DIR ...]``.
+"""Comparing face models on data none of them chose: ``python -m vision.lab.tune_check DIR [DIR ...]``.
 
-A recipe change is judged by models trained with ``python -m vision.read_train --hold-out-tune --out DIR`` (and
+A recipe change is judged by models trained with ``python -m vision.lab.read_train --hold-out-tune --out DIR`` (and
 better, several ``--seed`` values each: the seed moves these figures about as much as a recipe does). Each model
 folder (holding ``dice-face.onnx`` and its card), or pair of folders ``DIR1+DIR2`` read as one model that averages
 their probabilities (as the committed graph averages its two networks: one-network runs of two seeds measured as
 the pair the recipe would commit), is measured, with the reader's own rules (floor, second look, pip counter), on:
 
-* the *tune* fold of the Byler train split (:func:`vision.splits.fold_of`), never the val split: the whole
+* the *tune* fold of the Byler train split (:func:`vision.lab.splits.fold_of`), never the val split: the whole
   reader on the labelled boxes, and behind a detector (its finds matched to the labels): the committed one,
   which trained on the tune photos and so finds them better than it finds new photos, or with ``--detector DIR``
-  one trained without them (``python -m vision.detect_train --hold-out-tune --models-dir DIR``);
+  one trained without them (``python -m vision.lab.detect_train --hold-out-tune --models-dir DIR``);
 * jittered crops of the tune dice, cut as an imperfect detector would (a fixed seed, so every model sees the
   same crops): wrong readings, wrong readings at or above the confidence floor (those the floor would let
   through), and mean log-loss, after the second look (with its tighter crops, cut from the same candidates);
-* rendered dice no trainer draws (plain dice of :func:`vision.render.render_scene`, seed 777), read from their
+* rendered dice no trainer draws (plain dice of :func:`vision.lab.render.render_scene`, seed 777), read from their
   true position.
 
 One line per model comes out, as a Markdown table, so rounds of experiments can be written down as measured.
@@ -33,12 +33,12 @@ import numpy as np
 
 from vision.conditions import Condition, ConditionError, parse_condition
 from vision.crop import crop_die
-from vision.evaluate import evaluate
 from vision.faces import CONFIDENCE_FLOOR, TIGHT_SIDE, FaceModel, second_look, valid_floor
-from vision.read_train import SHARED, real_dice
+from vision.lab.evaluate import evaluate
+from vision.lab.read_train import SHARED, real_dice
+from vision.lab.render import render_scene
+from vision.lab.splits import byler_records, fold_of, manifest_path
 from vision.recognize import Detector, DiceRecognizer, FixedDetector, default_detector
-from vision.render import render_scene
-from vision.splits import byler_records, fold_of, manifest_path
 from vision.types import DieCandidate
 
 #: Seeds of the jittered tune crops and of the rendered scenes: fixed, so every model is measured on the same data.
@@ -242,7 +242,7 @@ def recipe_rows(measures: list[dict[str, Any]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.tune_check", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.tune_check", description=__doc__.splitlines()[0])
     parser.add_argument(
         "models",
         nargs="+",

@@ -1,7 +1,7 @@
 """Lab: Pyramido tables drawn into camera frames, with the truth of every frame.
 
 Part of vision's lab, never imported by the device. A :class:`PyramidoTable` is one seeded table: the
-players' mats and the exploration mat laid out (:func:`vision.mat_render.table_layout`), a pinhole camera
+players' mats and the exploration mat laid out (:func:`vision.lab.mat_render.table_layout`), a pinhole camera
 650-900 mm above it (tilted, turned), the dominoes' size and thickness, each pyramid's place and turn on
 its mat (the first domino may lie anywhere the whole stage 1 still fits), and the box's colours as this
 table's print and light show them. :func:`render` draws an engine state on it: every domino as two blocks
@@ -32,7 +32,7 @@ import numpy as np
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
 from engine.pyramido.game import Place, known_top  # engine names used here that the package does not re-export
-from vision.mat_render import PlacedMat, finish_frame, mat_raster, table_layout
+from vision.lab.mat_render import PlacedMat, finish_frame, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 
 Cell = tuple[int, int]

@@ -5,7 +5,7 @@ is :attr:`DieCandidate.box`). Matching is one-to-one and greedy, strongest detec
 the free label it overlaps most. The looser centre rule (``centre=True``) matches a found die to a free label
 whose box holds the found box's centre (the one it overlaps most if several): it counts dice found in the
 right place whatever their box size. Records are manifest records as read by
-:func:`vision.splits.read_manifest` (``path`` to the image, ``dice`` with ``box`` each).
+:func:`vision.lab.splits.read_manifest` (``path`` to the image, ``dice`` with ``box`` each).
 """
 
 from __future__ import annotations

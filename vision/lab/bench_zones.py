@@ -1,6 +1,6 @@
 """``companion bench zones``: time to locate every zone of a table in a 1280x960 frame, and with kept homographies.
 
-Scenes are rendered by the lab (:mod:`vision.mat_render`), tilted 20 degrees with light, blur, noise and JPEG:
+Scenes are rendered by the lab (:mod:`vision.lab.mat_render`), tilted 20 degrees with light, blur, noise and JPEG:
 a 2-player Pyradice table (3 small sheets) and a 2-player Dice Treasure table (4 large sheets). Figures: a
 full :func:`vision.registration.locate` (marker detection, fits, zone checks) with the default finder and the
 thorough one (calibration's), and :meth:`ZoneTracker.update` on a new frame of the same still table (the
@@ -19,7 +19,7 @@ from functools import partial
 import cv2
 import numpy as np
 
-from vision.bench import median_ms
+from vision.lab.bench import median_ms
 from vision.mats import mats
 from vision.registration import MarkerFinder, ZoneTracker, locate
 
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench 
 
 def scenes() -> list[tuple[str, str, np.ndarray, np.ndarray]]:
     """(label, game, frame, a second frame of the same table with new noise) for each benchmark table."""
-    from vision.mat_render import ViewStyle, render_mats, table_layout
+    from vision.lab.mat_render import ViewStyle, render_mats, table_layout
 
     out = []
     for game in ("pyradice", "dicetreasure"):

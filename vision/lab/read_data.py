@@ -1,8 +1,8 @@
-"""The face model's training data (:mod:`vision.read_train`'s first part): every crop a member network sees.
+"""The face model's training data (:mod:`vision.lab.read_train`'s first part): every crop a member network sees.
 
 Real dice of the Rune55 photos and the Byler *train* split (the *tune* fold held out on request; *val* never),
 each cut several times as an imperfect detector would report it (:func:`jittered_candidate`); not-a-die crops of
-the same photos away from every labelled die; rendered dice (:mod:`vision.render`) and tokens. All cut by
+the same photos away from every labelled die; rendered dice (:mod:`vision.lab.render`) and tokens. All cut by
 :func:`vision.crop.crop_die`, the rule the reader uses at inference. No torch here.
 """
 
@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.crop import CROP_SIZE, box_to_candidate, crop_die, estimate_angle
-from vision.splits import (
+from vision.lab.splits import (
     apply_corrections,
     fold_of,
     manifest_path,
@@ -27,7 +27,7 @@ from vision.splits import (
 )
 from vision.types import DieCandidate
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 SEED = 0
 
 
@@ -51,7 +51,7 @@ def real_dice(
     rune55_fixes: list[dict[str, Any]] | None = None,
 ) -> Iterator[tuple[np.ndarray, DieCandidate, int]]:
     """(photo, candidate, label 0..5) for every die of the real photos in ``folds`` ('rune55', 'train', 'tune',
-    'val'), the Rune55 labels with ``rune55_fixes`` applied (:func:`vision.splits.apply_corrections`): once as
+    'val'), the Rune55 labels with ``rune55_fixes`` applied (:func:`vision.lab.splits.apply_corrections`): once as
     labelled, or with ``jitter`` ``repeats[fold]`` times as a detector might report it."""
     for dataset in ("rune55", "byler"):
         records = list(read_manifest(manifest_path(shared, dataset)))
@@ -98,7 +98,7 @@ NOT_A_DIE = 6  # the seventh label: the crop is not centred on a die (table, tra
 
 
 def _clear_of(box: tuple[float, float, float, float], boxes: list[list[float]], limit: float) -> bool:
-    from vision.evaluate import iou
+    from vision.lab.evaluate import iou
 
     return all(iou(box, (b[0], b[1], b[2], b[3])) < limit for b in boxes)
 
@@ -154,7 +154,7 @@ def rendered_crops(
     """``count`` crops of rendered dice (small scenes, many dice each, a few cocked, ``faint_pips`` of the
     dark ones with low-contrast pips, ``swirled`` of them with marbled bodies, ``translucent`` of them with
     the far face's pips showing through)."""
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     crops: list[np.ndarray] = []
     labels: list[int] = []
@@ -179,10 +179,10 @@ def rendered_crops(
 
 
 def token_crops(count: int, rng: np.random.Generator, size: int = CROP_SIZE) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` crops of round things with no pips (:func:`vision.render.render_token`: tokens, coins, a tray's
+    """``count`` crops of round things with no pips (:func:`vision.lab.render.render_token`: tokens, coins, a tray's
     holes), cut as a detector that took one for a die would (side 0.85..1.25 of its diameter, centre a little
     off, any angle), labelled 6 (not a die)."""
-    from vision.render import render_token
+    from vision.lab.render import render_token
 
     crops = []
     for _ in range(count):

@@ -4,7 +4,7 @@ Two scenes: a 640x640 photo with 25 dice (the Byler photo ``IMG_20191208_112332.
 ``../shared/data`` or the copy under ``tests/data/photos``; a rendered scene when neither is there) and a
 1280x960 frame with 6 rendered dice. "One core" pins the process to one CPU (``sched_setaffinity``) and
 gives ONNX Runtime and OpenCV one thread each. Beside the reader, the same 640x640 image is run through a
-YOLOv8n-sized ONNX detector (:mod:`vision.yolo_ref`) on one core, when it can be had. Peak memory is the
+YOLOv8n-sized ONNX detector (:mod:`vision.lab.yolo_ref`) on one core, when it can be had. Peak memory is the
 process's maximum resident set size, taken before the reference is built (building it may load torch).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
 from vision.types import DieCandidate
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PHOTO = "IMG_20191208_112332.jpg"
 PHOTO_PLACES = (
     REPO.parent / "shared" / "data" / "dice-photos" / "byler" / "images" / PHOTO,
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench 
 
 def scenes() -> list[tuple[str, np.ndarray, list[DieCandidate]]]:
     """(label, image, true candidates) for the two benchmark scenes."""
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     out: list[tuple[str, np.ndarray, list[DieCandidate]]] = []
     photo = next((p for p in PHOTO_PLACES if p.is_file()), None)
@@ -111,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _photo_truth(image: np.ndarray) -> list[DieCandidate]:
     """The benchmark photo's labelled dice as candidates (used only when there is no detector)."""
-    from vision.evaluate import truth_candidates
-    from vision.splits import read_manifest
+    from vision.lab.evaluate import truth_candidates
+    from vision.lab.splits import read_manifest
 
     manifest = REPO.parent / "shared" / "data" / "dice-photos" / "byler" / "manifest.jsonl"
     local = REPO / "tests" / "data" / "photos" / "manifest.jsonl"
@@ -125,7 +125,7 @@ def _photo_truth(image: np.ndarray) -> list[DieCandidate]:
 
 
 def _yolo(repeat: int, cpu: int, all_cpus: set[int]) -> None:
-    from vision.yolo_ref import onnx_path
+    from vision.lab.yolo_ref import onnx_path
 
     path = onnx_path()
     if path is None:

@@ -1,4 +1,4 @@
-"""The face model's network (:mod:`vision.read_train`'s second part): the small CNN, the ensemble of members
+"""The face model's network (:mod:`vision.lab.read_train`'s second part): the small CNN, the ensemble of members
 that gives the log of their mean probabilities, the augmentation drawn per batch, and the training loop of one
 member. Needs the ``train`` extra (torch), imported inside each function so that importing this module does not.
 """
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from vision.crop import CROP_SIZE
-from vision.read_data import TrainingData
+from vision.lab.read_data import TrainingData
 
 CHANNELS = {32: (24, 48, 64, 96), 48: (16, 32, 64, 96)}
 

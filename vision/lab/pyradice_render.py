@@ -31,9 +31,9 @@ from engine.pyradice import PyradiceGame, PyradiceState
 from engine.pyradice.pyramid import SLOTS, Slot
 from engine.pyradice.quarry import LAYOUTS, Position
 from engine.pyradice.state import Phase
-from vision.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, random_view, table_layout
+from vision.lab.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, random_view, table_layout
+from vision.lab.render import DIE_COLOURS, PIP_COLOURS, SIDE_RING, blend_quad, face_texture
 from vision.mats import NOMINAL_MM, Mat, mats
-from vision.render import DIE_COLOURS, PIP_COLOURS, SIDE_RING, blend_quad, face_texture
 
 BGR = tuple[int, int, int]
 
@@ -129,7 +129,7 @@ class TableFrame:
 
 @dataclass(frozen=True)
 class TableStyle:
-    """What varies between tables besides the camera's view (:class:`vision.mat_render.ViewStyle`)."""
+    """What varies between tables besides the camera's view (:class:`vision.lab.mat_render.ViewStyle`)."""
 
     hand: bool = False
     exposure: float = 1.0
@@ -648,7 +648,7 @@ def render_seeded(seed: int, players: int = 2, turns: int = 10, size: tuple[int,
     return render_table(state, rng, size, view, random_table_style(rng, hand))
 
 
-def _main() -> None:  # pragma: no cover - a quick look: python -m vision.pyradice_render OUT.png [SEED [PLAYERS]]
+def _main() -> None:  # pragma: no cover - a quick look: python -m vision.lab.pyradice_render OUT.png [SEED [PLAYERS]]
     import sys
 
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0

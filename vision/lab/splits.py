@@ -7,7 +7,7 @@ the same kind of rule, is the *tune* fold (:func:`fold_of`) that trainers can ho
 Rune55 photos are all for training, as their README asks.
 
 Label corrections: a manifest's labels are somebody's reading of the photos and a few are wrong. A
-corrections file (JSON lines, ``vision/labels/byler-corrections.jsonl`` for the Byler set) names each
+corrections file (JSON lines, ``vision/lab/labels/byler-corrections.jsonl`` for the Byler set) names each
 labelled die it changes by its image, box and value as the manifest has them, and gives the ``fix`` (the
 box and value it should have, or ``null`` to drop it) and ``why``; ``box`` and ``value`` ``null`` adds a die
 the manifest lacks. :func:`apply_corrections` refuses a file that does not fit the manifest, so a fix can
@@ -81,7 +81,7 @@ def byler_records(shared: Path, split: Split) -> list[dict[str, Any]]:
 BYLER_CORRECTIONS = Path(__file__).resolve().parent / "labels" / "byler-corrections.jsonl"
 
 #: Rune55 dice that a face model trained on them still read otherwise than their label, or called not a die:
-#: every line drops the die (``fix`` null). ``python -m vision.read_train --rune55-dropped`` leaves them out;
+#: every line drops the die (``fix`` null). ``python -m vision.lab.read_train --rune55-dropped`` leaves them out;
 #: the recipe does not (it did worse that way, see ``docs/vision.md``).
 RUNE55_DROPPED = Path(__file__).resolve().parent / "labels" / "rune55-dropped.jsonl"
 

@@ -1,6 +1,6 @@
 """``companion bench pyramido-table``: time to read a Pyramido table from a 1280x960 frame.
 
-The frames are rendered by the lab (:mod:`vision.pyramido_render`, seeds 110 and 111, 2 players): each game's
+The frames are rendered by the lab (:mod:`vision.lab.pyramido_render`, seeds 110 and 111, 2 players): each game's
 last state (a full four-stage pyramid) and a state in mid-game. Figures, each the median of several runs:
 reading one player's pyramid against its record (:meth:`vision.pyramido_read.PyramidReader.read`, the zone
 already located), the exploration area (:func:`vision.pyramido_read.read_exploration`), the whole frame as the
@@ -23,7 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.bench import median_ms
+from vision.lab.bench import median_ms
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench 
 
 def scenes() -> list[dict[str, Any]]:
     """Per seed and state: the frame, the state before the last placement and the state it shows."""
-    from vision.pyramido_render import make_table, placement_turns, render, seeded_game
+    from vision.lab.pyramido_render import make_table, placement_turns, render, seeded_game
 
     out = []
     for seed in (110, 111):

@@ -10,13 +10,13 @@ Data, all cut by :func:`vision.crop.crop_die` (the rule the recogniser uses at i
   the box bounds at that angle, centre, side and angle a little off, any quarter turn;
 * not-a-die crops (label ``none``, the seventh output): die-sized squares of the same photos away from every
   labelled die or well off a die's centre, so the reader can drop a detector's false finds;
-* rendered dice from :mod:`vision.render` (random sizes, colours, pip colours, lighting, shadows, blur,
+* rendered dice from :mod:`vision.lab.render` (random sizes, colours, pip colours, lighting, shadows, blur,
   noise, JPEG, side faces, touching neighbours, a few cocked, half the dark ones with faint pips like the
   dark translucent dice of the photos, 30% with marbled bodies like their swirled dice; ``--translucent``
   draws a share see-through, the far face's pips showing, which the recipe leaves out), cut from their box
   and true angle the same way.
 
-``--rune55-dropped`` leaves out the Rune55 dice listed in ``vision/labels/rune55-dropped.jsonl`` (read otherwise
+``--rune55-dropped`` leaves out the Rune55 dice listed in ``vision/lab/labels/rune55-dropped.jsonl`` (read otherwise
 than labelled by a model trained on them), and ``--centre-contrast`` gives the network a second view of each crop,
 standardised by its top face; the recipe uses neither, as both did worse on the tune fold.
 
@@ -42,8 +42,8 @@ Seeds are fixed and torch always uses two threads (the thread count changes the 
 it is part of the recipe): a run gives the same model.
 Writes ``models/dice-face.onnx``, ``models/dice-face.card.json`` and prints the measured accuracies.
 
-The code is in three parts, and this module is the command that runs them: the data (:mod:`vision.read_data`), the
-network and its training (:mod:`vision.read_network`) and the export (:mod:`vision.read_export`); every name is
+The code is in three parts, and this module is the command that runs them: the data (:mod:`vision.lab.read_data`), the
+network and its training (:mod:`vision.lab.read_network`) and the export (:mod:`vision.lab.read_export`); every name is
 also importable from here, where callers found it before the split.
 """
 
@@ -62,8 +62,7 @@ import numpy as np
 
 from models import MODELS_DIR
 from vision.crop import CROP_MARGIN, CROP_SIZE
-from vision.modelcard import sha256_of
-from vision.read_data import (
+from vision.lab.read_data import (
     NOT_A_DIE,
     SEED,
     SHARED,
@@ -76,7 +75,7 @@ from vision.read_data import (
     token_crops,
     training_data,
 )
-from vision.read_export import (
+from vision.lab.read_export import (
     MAX_QUANTISED_CHANGE,
     MIN_QUANTISED_AGREEMENT,
     QUANTISED_OPS,
@@ -85,7 +84,7 @@ from vision.read_export import (
     export,
     quantise,
 )
-from vision.read_network import (
+from vision.lab.read_network import (
     CHANNELS,
     accuracy,
     as_uint8_tensor,
@@ -95,10 +94,11 @@ from vision.read_network import (
     to_tensor,
     train_network,
 )
-from vision.splits import RUNE55_DROPPED, read_corrections
+from vision.lab.splits import RUNE55_DROPPED, read_corrections
+from vision.modelcard import sha256_of
 
-# The trainer is three parts (issue 25): the data (vision.read_data), the network (vision.read_network) and the
-# export (vision.read_export); this module is the command, and every name stays where its callers found it.
+# The trainer is three parts (issue 25): the data (vision.lab.read_data), the network (vision.lab.read_network) and the
+# export (vision.lab.read_export); this module is the command, and every name stays where its callers found it.
 
 
 def _four_channels(text: str) -> tuple[int, int, int, int]:
@@ -136,7 +136,7 @@ def share_arg(text: str) -> float:
 
 def options() -> argparse.ArgumentParser:
     """The trainer's command line; its defaults are the recipe ``make train`` runs (the card records them)."""
-    parser = argparse.ArgumentParser(prog="python -m vision.read_train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.read_train", description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder (with data/dice-photos)")
     parser.add_argument("--out", type=Path, default=MODELS_DIR, help="where to write the model and its card")
     parser.add_argument("--epochs", type=int, default=18)
@@ -189,7 +189,8 @@ def options() -> argparse.ArgumentParser:
         type=Path,
         nargs="?",
         const=RUNE55_DROPPED,
-        help="leave out the Rune55 dice this corrections file drops (without FILE: vision/labels/rune55-dropped.jsonl;"
+        help="leave out the Rune55 dice this corrections file drops"
+        " (without FILE: vision/lab/labels/rune55-dropped.jsonl;"
         " default: train on every Rune55 die: leaving those out was tried with three seeds and did worse)",
     )
     parser.add_argument(
@@ -346,11 +347,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{prefix}{data.real} jittered crops of real dice (rune55 x4, {rune55_used}, "
                 f"Byler train split x{args.byler_repeats}"
                 f"{' minus the tune fold' if args.hold_out_tune else ''}) and {data.rendered} crops of dice drawn by "
-                f"vision.render, and {data.not_a_die} not-a-die crops of the same photos"
+                f"vision.lab.render, and {data.not_a_die} not-a-die crops of the same photos"
                 f"{f' and of {args.tokens} rendered tokens' if args.tokens else ''} (label none); "
                 "Byler val never seen"
             ),
-            "command": "make train (python -m vision.read_train)",
+            "command": "make train (python -m vision.lab.read_train)",
             "seed": args.seed,
             "members": args.members,
             "member_seeds": seeds,

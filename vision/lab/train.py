@@ -8,11 +8,11 @@ from __future__ import annotations
 import importlib
 import sys
 
-TRAINERS: tuple[str, ...] = ("vision.detect_train", "vision.read_train")
+TRAINERS: tuple[str, ...] = ("vision.lab.detect_train", "vision.lab.read_train")
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.read_train import missing_modules
+    from vision.lab.read_train import missing_modules
 
     missing = missing_modules(float32=False)
     if missing:  # said now, not as a traceback from the first trainer's imports

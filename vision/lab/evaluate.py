@@ -1,7 +1,7 @@
 """Measuring the die reader against a labelled manifest (``companion eval-dice``).
 
 A reading *matches* a labelled die when their axis-aligned boxes overlap with IoU >= 0.5 (the rule of
-``vision.detect_eval``), one to one, largest overlap first. Unmatched readings are false positives, unmatched labels
+``vision.lab.detect_eval``), one to one, largest overlap first. Unmatched readings are false positives, unmatched labels
 misses. On matched dice the face accuracy, the confusion matrix (rows: truth, columns: read) and the count
 of wrong values *not* marked unsure (the number that must be zero) are kept, with a crop of every error for
 the contact sheet.
@@ -383,7 +383,7 @@ def rendered_decisions(recognizer: DiceRecognizer, seed: int, dice: int = 1200, 
     other seeds), read from their true centre, side and angle: the reader alone, for the trade-off curve on more
     dice than the photos hold. ``hard`` draws 30% of them marbled, half the dark ones with faint pips and 15%
     translucent (harder than real dice: the trainers draw no translucent dice)."""
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     rng = np.random.default_rng(seed)
     result = Evaluation()
@@ -409,7 +409,7 @@ def cocked_recall(recognizer: DiceRecognizer, seed: int, per_lean: int = 200) ->
     from their true top face's centre, side and angle; how many the reader flags cocked and how many unsure."""
     from dataclasses import replace as with_fields
 
-    from vision.render import random_die, render_scene
+    from vision.lab.render import random_die, render_scene
 
     rng = np.random.default_rng(seed)
     rows = []
@@ -466,12 +466,12 @@ def corner_phantoms(records: Iterable[dict[str, Any]], recognizer: DiceRecognize
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.evaluate --out DIR [--phantoms MANIFEST]``: the reader on rendered dice (the trade-off
+    """``python -m vision.lab.evaluate --out DIR [--phantoms MANIFEST]``: the reader on rendered dice (the trade-off
     curve of plain and hard rendered dice, seeds 25001 and 25002, and the cocked flag by lean, seed 25003) and, with
     ``--phantoms``, phantoms on the corners of the val dice (:func:`corner_phantoms`), written as CSV into DIR."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.evaluate", description=main.__doc__)
     parser.add_argument("--out", type=Path, required=True, metavar="DIR")
     parser.add_argument("--dice", type=int, default=1200, help="rendered dice per curve (default 1200)")
     parser.add_argument("--per-lean", type=int, default=200, help="rendered dice per lean (default 200)")
@@ -489,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         for row in evaluation.tradeoff():
             print(f"  floor {row['floor']}: unsure {row['unsure_share']:.1%}, wrong and sure {row['wrong_sure']}")
     if args.phantoms is not None:
-        from vision.splits import read_manifest, split_of
+        from vision.lab.splits import read_manifest, split_of
 
         records = [r for r in read_manifest(args.phantoms) if split_of(r["image"]) == "val"]
         phantoms = corner_phantoms(records, recognizer)

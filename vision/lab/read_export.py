@@ -1,4 +1,4 @@
-"""The face model's export (:mod:`vision.read_train`'s third part): the ONNX graph, its 8-bit version (int8
+"""The face model's export (:mod:`vision.lab.read_train`'s third part): the ONNX graph, its 8-bit version (int8
 weights per output channel, uint8 activations calibrated on labelled crops; the head in float) and the checks that
 ONNX Runtime reads them as torch did. Needs the ``train`` extra (torch, onnx) inside its functions.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.read_network import to_tensor
+from vision.lab.read_network import to_tensor
 
 
 def export(model: Any, path: Path, size: int) -> None:

@@ -1,7 +1,7 @@
 """Colour names measured on real photographs, and the fit of the camera model behind the built-in palettes.
 
-``python -m vision.colour_fit [--check]`` reads the colour labels of Byler photos
-(``vision/labels/byler-colours.jsonl``), measures every labelled die's body colour as the reader does (its
+``python -m vision.lab.colour_fit [--check]`` reads the colour labels of Byler photos
+(``vision/lab/labels/byler-colours.jsonl``), measures every labelled die's body colour as the reader does (its
 labelled box, the reader's crop, pip mask and highlight rule), and
 
 * fits :data:`vision.colour.CAMERA_MATRIX` on the *train* split's dice alone: the 3x3 matrix on linear RGB that
@@ -44,9 +44,9 @@ from vision.colour import (
     nominal_palette,
     with_kinds,
 )
-from vision.evaluate import match, truth_candidates
+from vision.lab.evaluate import match, truth_candidates
+from vision.lab.splits import byler_records, is_box, json_lines, same_box, split_of
 from vision.recognize import DiceRecognizer, FixedDetector, load_image
-from vision.splits import byler_records, is_box, json_lines, same_box, split_of
 
 #: The colour labels of Byler photos (all 33 val photos, 34 of the train photos).
 BYLER_COLOURS = Path(__file__).resolve().parent / "labels" / "byler-colours.jsonl"
@@ -231,9 +231,9 @@ def calibrated_right(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.read_train import SHARED
+    from vision.lab.read_train import SHARED
 
-    parser = argparse.ArgumentParser(prog="python -m vision.colour_fit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m vision.lab.colour_fit", description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default: %(default)s)")
     parser.add_argument("--labels", type=Path, default=BYLER_COLOURS, help="colour labels (default: %(default)s)")
     parser.add_argument("--check", action="store_true", help="exit 1 if CAMERA_MATRIX is not the fit")

@@ -1,6 +1,6 @@
 """``companion bench dicetreasure-table``: time to read a Dice Treasure table in a 1280x960 frame.
 
-The scene is a seeded 2-player game at a turn (:func:`vision.dicetreasure_render.seeded_turn`, seed 9101, never
+The scene is a seeded 2-player game at a turn (:func:`vision.lab.dicetreasure_render.seeded_turn`, seed 9101, never
 used to tune the reader), rendered by the lab with the stand-in deck: 8 dealt cards on the two players' mats,
 the roll in the tray, both reserves and the common reserve, the middle empty. Figures (medians):
 
@@ -43,7 +43,7 @@ def _pin(cpus: set[int]) -> None:
 def scenes() -> tuple[np.ndarray, np.ndarray]:
     """The table at a turn after one die placed, and the same table after one more die placed."""
     from engine.dicetreasure import GAME
-    from vision.dicetreasure_render import layout_of, render_table, seeded_turn
+    from vision.lab.dicetreasure_render import layout_of, render_table, seeded_turn
     from vision.mats import mats
 
     before, places, _ = seeded_turn(2, SEED, places=2)

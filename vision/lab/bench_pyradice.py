@@ -1,7 +1,7 @@
 """``companion bench pyradice-table``: reading a Pyradice table from a 1280x960 frame, and a settled table to
 the page's event.
 
-Tables are rendered by the lab (:mod:`vision.pyradice_render`, seeds 9400-9402, 2 players, 10, 20 and 30 dice
+Tables are rendered by the lab (:mod:`vision.lab.pyradice_render`, seeds 9400-9402, 2 players, 10, 20 and 30 dice
 placed, no hand): two boards and the quarry. Figures, median over the frames and ``--repeat`` runs each:
 
 - *read*: :meth:`vision.pyradice_read.PyradiceReader.read` with the zones kept (:class:`ZoneTracker`, as the
@@ -48,7 +48,7 @@ def _pin(cpus: set[int]) -> None:
 
 def tables() -> list[tuple[Any, dict[Any, Any]]]:
     """(rendered frame, the game's belief of the quarry one placement earlier) for each benchmark table."""
-    from vision.pyradice_render import random_table_style, render_table, seeded_state
+    from vision.lab.pyradice_render import random_table_style, render_table, seeded_state
 
     out = []
     for seed, placed in zip(SEEDS, PLACED, strict=True):
@@ -95,9 +95,9 @@ def gated_times(repeat: int) -> tuple[float, float, float]:
     from dataclasses import replace
 
     from device.tables.pyradice import ChangeWatch
-    from vision.mat_render import random_view
+    from vision.lab.mat_render import random_view
+    from vision.lab.pyradice_render import random_table_style, render_table, seeded_state
     from vision.pyradice_read import PyradiceReader
-    from vision.pyradice_render import random_table_style, render_table, seeded_state
     from vision.registration import ZoneTracker
 
     reader = PyradiceReader(2, threads=1)
@@ -139,7 +139,7 @@ def settle_times(repeat: int) -> float:
     from device.session import GameSession
     from device.tables import adapter_for
     from engine.game import find_game
-    from vision.pyradice_render import render_table
+    from vision.lab.pyradice_render import render_table
 
     game = find_game("pyradice")
     start, actions = play(9403, 2)

@@ -1,7 +1,7 @@
 """Training the dice detector (``models/dice-detect.onnx``): data, augmentation, network, loss, export.
 
-Data: every Rune55 photo, the Byler *train* split (never the val split, see :mod:`vision.splits`) and
-scenes drawn by :mod:`vision.render` (640x640 with 20-60 px dice and 1280x960 with 40-90 px dice, as
+Data: every Rune55 photo, the Byler *train* split (never the val split, see :mod:`vision.lab.splits`) and
+scenes drawn by :mod:`vision.lab.render` (640x640 with 20-60 px dice and 1280x960 with 40-90 px dice, as
 the camera sees them; a few with no dice at all), with round things that are not dice among the dice (tokens,
 coins, a tray's holes: the detector must pass over them) and dark dice with faint pips and marbled dice (so a
 die with little on its face is still a die: a blank round thing and a faint-pipped die differ by their shape).
@@ -15,7 +15,7 @@ Network: CenterNet-style, fully convolutional, output at stride 4 (see :class:`D
 a Gaussian at each die centre (focal loss), and at the centre cell the sub-cell offset, log box width and
 height, and (rendered dice only, where the rotation is known) cos/sin of 4x the angle.
 
-``python -m vision.detect_train [--steps N] [--quick]``; ``make train`` runs it with defaults. Seeds
+``python -m vision.lab.detect_train [--steps N] [--quick]``; ``make train`` runs it with defaults. Seeds
 are fixed and torch uses at most two threads, so a run is reproducible on one machine.
 """
 
@@ -37,10 +37,10 @@ import numpy as np
 
 from models import MODELS_DIR
 from vision.detect import PAD_VALUE, STRIDE
-from vision.read_train import count_arg, share_arg
-from vision.splits import byler_records, fold_of, manifest_path, read_manifest
+from vision.lab.read_train import count_arg, share_arg
+from vision.lab.splits import byler_records, fold_of, manifest_path, read_manifest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 CROP = 160
 MAX_SIDE = 384
@@ -87,10 +87,10 @@ def rendered_samples(
     count: int, seed: int, tokens: int = 0, faint_pips: float = 0.0, swirled: float = 0.0
 ) -> list[Sample]:
     """Rendered scenes, kept as JPEG bytes (they already went through a JPEG round trip); each with 0 to
-    ``tokens`` round things with no pips on the table (:func:`vision.render.draw_token`), which are not dice,
+    ``tokens`` round things with no pips on the table (:func:`vision.lab.render.draw_token`), which are not dice,
     and ``faint_pips`` of the dark dice with pips that barely stand out, ``swirled`` of the dice marbled (as
-    :func:`vision.render.render_scene` draws them)."""
-    from vision.render import render_scene
+    :func:`vision.lab.render.render_scene` draws them)."""
+    from vision.lab.render import render_scene
 
     rng = np.random.default_rng(seed)
     out = []
@@ -416,7 +416,7 @@ def rendered_records(count: int, seed: int, tokens: tuple[int, int] = (0, 0)) ->
 ]:
     """Held-out rendered scenes (seeds apart from the training pool): image, boxes, angles of flat dice; with a
     number in ``tokens`` of round things that are not dice on the table."""
-    from vision.render import render_scene
+    from vision.lab.render import render_scene
 
     out = []
     for i in range(count):
@@ -436,7 +436,7 @@ def evaluate_rendered(
 ) -> dict[str, Any]:
     """Precision, recall and rotation error (degrees, flat dice) on held-out rendered scenes, with a number in
     ``tokens`` of round things that are not dice in each (every find on one is a false find)."""
-    from vision.detect_eval import score_image, summarise
+    from vision.lab.detect_eval import score_image, summarise
 
     tp = fp = fn = 0
     errors: list[float] = []
@@ -459,7 +459,7 @@ def evaluate_rendered(
 def evaluate_all(models_dir: Path, shared: Path, threshold: float) -> dict[str, Any]:
     """The card's figures: Byler val (measured only), Byler train, Rune55, held-out rendered scenes."""
     from vision.detect import DiceDetector
-    from vision.detect_eval import evaluate_detector
+    from vision.lab.detect_eval import evaluate_detector
 
     det = DiceDetector(threads=1, models_dir=models_dir, threshold=threshold)
     rune = list(read_manifest(manifest_path(shared, "rune55")))
@@ -529,7 +529,7 @@ FINE_CROP = 224
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="vision.detect_train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="vision.lab.detect_train", description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=5000, help="main-phase optimiser steps (default 5000)")
     parser.add_argument("--fine-steps", type=int, default=800, help="fine-tuning steps (default 800)")
     parser.add_argument("--batch", type=int, default=16)
@@ -565,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--hold-out-tune",
         action="store_true",
-        help="leave out the Byler tune fold (for python -m vision.tune_check --detector; not the device's model)",
+        help="leave out the Byler tune fold (for python -m vision.lab.tune_check --detector; not the device's model)",
     )
     parser.add_argument("--eval-only", action="store_true",
                         help="only measure the model already in --models-dir and rewrite its card's metrics")
@@ -607,10 +607,10 @@ def main(argv: list[str] | None = None) -> int:
     training = {
         "data": f"rune55 (all {counts['rune55']}), byler train split ({counts['byler']}"
         f"{', tune fold held out' if args.hold_out_tune else ''}), "
-        f"{counts['render']} rendered scenes (vision.render, seed {SEED + 1}"
+        f"{counts['render']} rendered scenes (vision.lab.render, seed {SEED + 1}"
         f"{f', 0 to {args.tokens} round things that are not dice on each' if args.tokens else ''}); augmented crops "
         f"({CROP} px main phase, {FINE_CROP} px fine-tuning)",
-        "command": "make train (python -m vision.detect_train)",
+        "command": "make train (python -m vision.lab.detect_train)",
         "seed": SEED, "tokens": args.tokens, "faint_pips": args.faint_pips, "swirled": args.swirled,
         "steps": args.steps, "fine_steps": args.fine_steps, "batch": args.batch, "lr": args.lr, "fine_lr": args.fine_lr,
         "minutes": round((time.time() - started) / 60, 1),

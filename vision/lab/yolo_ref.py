@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-CACHE = Path(__file__).resolve().parent.parent / "build" / "yolo_ref"
+CACHE = Path(__file__).resolve().parents[2] / "build" / "yolo_ref"
 ONNX_NAME = "yolov8n-640.onnx"
 
 

@@ -626,7 +626,7 @@ def _translucent(die: DieSpec, rng: np.random.Generator) -> DieSpec:
     return replace(die, see_through=see_through)
 
 
-def _main() -> None:  # pragma: no cover - a quick look: python -m vision.render OUT.png [SEED]
+def _main() -> None:  # pragma: no cover - a quick look: python -m vision.lab.render OUT.png [SEED]
     import sys
 
     rng = np.random.default_rng(int(sys.argv[2]) if len(sys.argv) > 2 else 0)

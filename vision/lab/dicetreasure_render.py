@@ -1,6 +1,6 @@
 """Lab: Dice Treasure tables drawn into camera frames from seeded engine states, with the truth of every frame.
 
-Part of vision's lab (with :mod:`vision.render` and :mod:`vision.mat_render`), never imported by the device.
+Part of vision's lab (with :mod:`vision.lab.render` and :mod:`vision.lab.mat_render`), never imported by the device.
 A motif card is drawn from its deck entry (:func:`draw_card`): its background colour, its coins in the top-left
 corner, and every space at its place with its requirement, in the print design the reader assumes
 (:mod:`vision.dicetreasure_read`: a space is a rounded square with a light rim; a coloured space is filled with
@@ -9,7 +9,7 @@ The print's colours are jittered per box, so the reader is not measured on the e
 
 A table (:func:`render_table`) is the game's mats (:func:`vision.mats.mats`) side by side, each drawn on a
 flat canvas in sheet millimetres: the printed sheet, the dealt cards on the card spots (a little off and
-turned, sometimes upside down), the dice on their spaces (:func:`vision.render.draw_die`), the roll in the
+turned, sometimes upside down), the dice on their spaces (:func:`vision.lab.render.draw_die`), the roll in the
 tray, the personal and common reserves and, in the steal phase, the cards in the middle. The canvases are
 warped into the frame through a pinhole camera tilted up to 20 degrees (drawn at twice the size, then
 shrunk), then a lighting gradient, blur, noise and JPEG, and sometimes a hand. Everything comes from the
@@ -47,9 +47,9 @@ from vision.dicetreasure_read import (
     reserve_rect,
     space_centre,
 )
-from vision.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, table_layout
+from vision.lab.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, table_layout
+from vision.lab.render import DIE_COLOURS, PIP_COLOURS, PIP_LAYOUT, DieSpec, SceneStyle, draw_die, place_dice
 from vision.mats import Mat, Rect, mats
-from vision.render import DIE_COLOURS, PIP_COLOURS, PIP_LAYOUT, DieSpec, SceneStyle, draw_die, place_dice
 
 #: Canvas resolution of the mats before they are warped into the frame (the frame sees 1.3 to 2.7 px/mm).
 CANVAS_PX_PER_MM = 3.0
