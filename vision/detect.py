@@ -59,13 +59,14 @@ EDGE_PATCH = 32
 DetectorInputError = ImageInputError
 
 
-def letterbox(image_bgr: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
-    """Resize so the longer side is ``max_side`` and pad right/bottom to a multiple of 16.
+def letterbox(image_bgr: np.ndarray, max_side: int, scale: float | None = None) -> tuple[np.ndarray, float]:
+    """Resize so the longer side is ``max_side`` (or by ``scale`` when given) and pad right/bottom to a multiple of 16.
 
     Returns the padded image and the scale (network pixels per image pixel).
     """
     h, w = image_bgr.shape[:2]
-    scale = max_side / max(h, w)
+    if scale is None:
+        scale = max_side / max(h, w)
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     resized = cv2.resize(image_bgr, (nw, nh), interpolation=interp)
@@ -260,9 +261,11 @@ class DiceDetector:
         out = self.session.run(None, {self.input_name: to_tensor(boxed)})[0]
         return np.asarray(out[0], np.float32)
 
-    def find(self, image_bgr: np.ndarray) -> list[DieCandidate]:
+    def find(self, image_bgr: np.ndarray, scale: float | None = None) -> list[DieCandidate]:
         """Every die found: centre and side in image pixels, angle 0..90 degrees, score 0..1.
 
+        ``scale`` (network pixels per image pixel) reads the image at that scale instead of the one that fits its
+        longer side to the network's input: a window cut from a zone is then seen as in the whole zone.
         Returns [] for an empty array, a frame too small to hold a die, or a flat (black, white, grey)
         frame; raises :class:`DetectorInputError` (a ValueError) for something that is not an image.
         """
@@ -272,7 +275,7 @@ class DiceDetector:
         h, w = image.shape[:2]
         if min(h, w) < 8:
             return []
-        boxed, scale = letterbox(image, self.max_side)
+        boxed, scale = letterbox(image, self.max_side, scale)
         shown = boxed[: max(1, round(h * scale)), : max(1, round(w * scale))]
         if float(shown[::4, ::4].std()) < FLAT_FRAME_STD:
             return []

@@ -537,8 +537,10 @@ class PyradiceReader:
     def _find_around(self, image: np.ndarray, points: Sequence[tuple[float, float]]) -> list[DieCandidate]:
         """The detector on the part of a zone image around ``points`` (px) only, at the scale it sees the whole
         image at (:meth:`_find`): the same dice found there, for a fraction of the network's work."""
+        from vision.detect import DiceDetector
+
         detector = self.detector
-        if not points or not hasattr(detector, "_run"):
+        if not points or not isinstance(detector, DiceDetector):  # a stand-in detector reads the whole zone
             return self._find(image)
         h, w = image.shape[:2]
         reach = WINDOW_REACH_MM * self.ppm
@@ -549,7 +551,7 @@ class PyradiceReader:
             return []
         scale = detector.max_side / max(h, w)
         window = image[y0:y1, x0:x1]
-        return [replace(c, centre=(c.centre[0] + x0, c.centre[1] + y0)) for c in _detect_at(detector, window, scale)
+        return [replace(c, centre=(c.centre[0] + x0, c.centre[1] + y0)) for c in detector.find(window, scale)
                 if c.side >= 0.5 * DIE_MM * self.ppm]
 
     # --- boards ----------------------------------------------------------------------------------
@@ -974,38 +976,6 @@ def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | Non
     if occupied:
         return True, share, found >= FOUND and read.pips is not None and p_die >= 1 - DIE_BELOW and not read.unsure
     return False, share, found < FAINT and p_die <= 1 - EMPTY_ABOVE
-
-
-def _detect_at(detector: Any, image: np.ndarray, scale: float) -> list[DieCandidate]:
-    """:meth:`vision.detect.DiceDetector.find` at a given scale (network pixels per image pixel) instead of the
-    one that fits the image's longer side to the network's input: a window of a zone seen as in the whole."""
-    from vision.detect import (
-        MIN_EDGE_STRENGTH,
-        PAD_MULTIPLE,
-        PAD_VALUE,
-        blend_side,
-        decode,
-        edge_angle,
-        edge_sides,
-        side_from_box,
-    )
-
-    h, w = image.shape[:2]
-    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    boxed = np.full((-(-nh // PAD_MULTIPLE) * PAD_MULTIPLE, -(-nw // PAD_MULTIPLE) * PAD_MULTIPLE, 3), PAD_VALUE,
-                    np.uint8)
-    boxed[:nh, :nw] = resized
-    found = []
-    for cx, cy, bw, bh, net_angle, score in decode(detector._run(boxed), scale, detector.threshold, (w, h)):
-        angle, strength = edge_angle(image, (cx, cy), (bw + bh) / 2 / 1.2)
-        if strength < MIN_EDGE_STRENGTH:
-            angle = net_angle
-        found.append(((cx, cy), side_from_box(bw, bh, angle), angle, score))
-    if detector.refine and found:
-        measured = edge_sides(image, [f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
-        found = [(c, blend_side(side, m), a, sc) for (c, side, a, sc), m in zip(found, measured, strict=True)]
-    return [DieCandidate(centre=c, side=side, angle=a, score=sc) for c, side, a, sc in found]
 
 
 def _patch(zone: np.ndarray, x: float, y: float, side: int) -> np.ndarray:
