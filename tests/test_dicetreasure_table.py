@@ -22,6 +22,18 @@ from engine.dice import Die
 from engine.dicetreasure import GAME, EndTurn, Roll
 from engine.dicetreasure.state import DiceTreasureState as GameState
 
+DEALT = ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4")
+ROLLED = (*DEALT, "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6")
+
+
+def played(texts: tuple[str, ...]) -> tuple[GameState, Table]:
+    """A 2-player game (no leprechaun cards) after these actions, and the table that followed them."""
+    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
+    for text in texts:
+        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
+        table.follow(before, GAME.parse_action(text, before), state)
+    return state, table
+
 
 @pytest.mark.parametrize(("players", "seed"), [(1, 21), (2, 22)])
 def test_a_whole_game_replays_to_its_true_record_from_the_table_alone(tmp_path: Path, players: int,
@@ -61,11 +73,7 @@ def test_a_short_recording_stops_where_asked_and_its_truth_is_the_table(tmp_path
 
 def test_the_truth_reads_as_snapshots_that_agree_only_when_the_table_is_the_same() -> None:
     adapter = adapter_for(GAME)
-    state = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"})
-    table = Table(2)
-    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4"):
-        before, state = state, GAME.apply(state, GAME.parse_action(text))
-        table.follow(before, GAME.parse_action(text), state)
+    state, table = played(DEALT)
     roll = canonical(state, Roll((Die(6, "purple"), Die(1, "red"), Die(3, "blue"), Die(2, "red"), Die(4, "green"),
                                   Die(5, "yellow"))))
     assert isinstance(roll, Roll)
@@ -119,11 +127,7 @@ def test_dice_lying_where_the_last_turns_dice_lay_are_no_new_roll() -> None:
     from device.tables.dicetreasure import ZoneReading
 
     adapter = adapter_for(GAME)
-    start = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"})
-    state, table = start, Table(2)
-    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4"):
-        before, state = state, GAME.apply(state, GAME.parse_action(text))
-        table.follow(before, GAME.parse_action(text), state)
+    state, table = played(DEALT)
     roll = canonical(state, Roll((Die(6, "purple"), Die(1, "red"), Die(3, "blue"), Die(2, "red"), Die(4, "green"),
                                   Die(5, "yellow"))))
     assert isinstance(roll, Roll)
@@ -151,11 +155,7 @@ def test_a_reserve_read_in_doubt_as_the_game_has_it_is_no_question_before_the_ro
     from device.tables.dicetreasure import ZoneReading
 
     adapter = adapter_for(GAME)
-    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
-    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4",
-                 "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"):
-        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
-        table.follow(before, GAME.parse_action(text, before), state)
+    state, table = played(ROLLED)
     ended = GAME.apply(state, GAME.parse_action("end keep red:1 blue:3", state))  # Ben rolls next
     table.follow(state, GAME.parse_action("end keep red:1 blue:3", state), ended)
     snapshot = snapshot_from_truth(truth_of(ended, table))
@@ -177,11 +177,7 @@ def test_a_space_in_doubt_that_looks_empty_is_empty_when_every_die_is_seen_elsew
     from dataclasses import replace
 
     adapter = adapter_for(GAME)
-    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
-    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4",
-                 "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"):
-        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
-        table.follow(before, GAME.parse_action(text, before), state)
+    state, table = played(ROLLED)
     snapshot = snapshot_from_truth(truth_of(state, table))
     spot = next(s for s in snapshot.spots if s.card == "red-1")  # Anna's, empty in the game
     doubtful = replace(spot, why=("looks empty, but not clearly", *spot.why[1:]))
@@ -205,11 +201,7 @@ def test_a_doubt_between_two_cards_in_play_is_settled_by_the_dice_the_game_has_o
     from engine.dicetreasure import Place
 
     adapter = adapter_for(GAME)
-    state, table = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), Table(2)
-    for text in ("deal Anna: red-1 red-2 red-3 red-4", "deal Ben: blue-1 blue-2 blue-3 blue-4",
-                 "roll red:1 red:2 yellow:5 green:4 blue:3 purple:6"):
-        before, state = state, GAME.apply(state, GAME.parse_action(text, state))
-        table.follow(before, GAME.parse_action(text, before), state)
+    state, table = played(ROLLED)
     place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
     placed = GAME.apply(state, place)
     table.follow(state, place, placed)
