@@ -68,14 +68,25 @@ def median_ms(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
-def _pin(cpus: set[int]) -> None:
+def available_cpus() -> set[int]:
+    """The CPUs this process may run on."""
+    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+
+
+def pin(cpus: set[int]) -> None:
+    """Run this process on these CPUs only (where the system lets it choose)."""
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, cpus)
 
 
+def core_runs(all_cpus: set[int]) -> tuple[tuple[int, set[int], str], ...]:
+    """Each bench's two runs: (threads, CPUs, label) for one core, then for all of them."""
+    return ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores"))
+
+
 def run(args: argparse.Namespace) -> int:
     repeat = int(getattr(args, "repeat", 5) or 5) * 4
-    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    all_cpus = available_cpus()
     have_detector = True
     try:
         importlib.import_module("vision.detect")
@@ -84,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"vision bench: median of {max(repeat, 3)} runs per figure; {len(all_cpus)} CPUs available")
     if not have_detector:
         print("  (vision.detect is not in this build: the reader runs on the labelled/rendered boxes, no detection)")
-    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
-        _pin(cpus)
+    for threads, cpus, label in core_runs(all_cpus):
+        pin(cpus)
         cv2.setNumThreads(threads)
         try:
             fixed = FixedDetector()
@@ -100,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
                     f"(detector {detect:.1f} ms, reading {len(found)} dice {total - detect:.1f} ms)"
                 )
         finally:
-            _pin(all_cpus)
+            pin(all_cpus)
             cv2.setNumThreads(len(all_cpus))
     # Measured before the YOLOv8n-sized reference, whose export loads torch: that is not the device's memory.
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -140,9 +151,9 @@ def _yolo(repeat: int, cpu: int, all_cpus: set[int]) -> None:
     photo = next((p for p in PHOTO_PLACES if p.is_file()), None)
     image = load_image(photo) if photo else np.zeros((640, 640, 3), np.uint8)
     blob = (cv2.resize(image, (640, 640))[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32)) / 255.0
-    _pin({cpu})
+    pin({cpu})
     try:
         ms = median_ms(lambda: session.run(None, {"images": blob}), max(repeat // 4, 3))
     finally:
-        _pin(all_cpus)
+        pin(all_cpus)
     print(f"  one core  YOLOv8n-sized ONNX detector (untrained, 640x640 input): {ms:6.1f} ms per image")

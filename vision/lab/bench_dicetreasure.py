@@ -22,22 +22,18 @@ the tray, four cards and both reserves under 50 ms on one core; a card identifie
 from __future__ import annotations
 
 import argparse
-import os
 from functools import partial
 
 import cv2
 import numpy as np
+
+from vision.lab.bench import available_cpus, core_runs, pin
 
 SEED = 9101
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
     del parser
-
-
-def _pin(cpus: set[int]) -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, cpus)
 
 
 def scenes() -> tuple[np.ndarray, np.ndarray]:
@@ -101,13 +97,13 @@ def run(args: argparse.Namespace) -> int:
     from vision.registration import ZoneTracker, locate
 
     repeat = max(int(getattr(args, "repeat", 5) or 5), 3)
-    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    all_cpus = available_cpus()
     first, second = scenes()
     deck = sample_deck()
     print(f"dicetreasure-table bench: median of {repeat} runs per figure, 1280x960 frames, seed {SEED} "
           f"(2 players: 8 cards dealt, tray, reserves); {len(all_cpus)} CPUs available")
-    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
-        _pin(cpus)
+    for threads, cpus, label in core_runs(all_cpus):
+        pin(cpus)
         cv2.setNumThreads(threads)
         try:
             reader = DiceTreasureReader(deck, threads=threads)
@@ -129,5 +125,5 @@ def run(args: argparse.Namespace) -> int:
                   f"after one die placed (unchanged spots reused): {after:6.1f} ms; identify a card against "
                   f"{len(deck.motif_cards)} (both ways up): {ident:5.2f} ms; registration kept: {kept:5.2f} ms")
         finally:
-            _pin(all_cpus)
+            pin(all_cpus)
     return 0

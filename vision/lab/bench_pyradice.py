@@ -33,17 +33,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.lab.bench import available_cpus, core_runs, pin
+
 SEEDS = (9400, 9401, 9402)
 PLACED = (10, 20, 30)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
     del parser
-
-
-def _pin(cpus: set[int]) -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, cpus)
 
 
 def tables() -> list[tuple[Any, dict[Any, Any]]]:
@@ -173,29 +170,29 @@ def settle_times(repeat: int) -> float:
 
 def run(args: argparse.Namespace) -> int:
     repeat = int(getattr(args, "repeat", 5) or 5)
-    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    all_cpus = available_cpus()
     frames = tables()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"pyradice-table bench (load average {load:.1f}): 2 players, 1280x960 frames of seeds {SEEDS[0]}-{SEEDS[-1]} "
           f"({', '.join(map(str, PLACED))} dice placed); median of {repeat} runs a frame; {len(all_cpus)} CPUs")
-    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
-        _pin(cpus)
+    for threads, cpus, label in core_runs(all_cpus):
+        pin(cpus)
         cv2.setNumThreads(threads)
         try:
             kept, cpu, full = read_times(frames, threads, repeat)
             print(f"  {label:9s} read {kept:7.1f} ms wall, {cpu:7.1f} ms CPU (zones kept); locate and read "
                   f"{full:7.1f} ms wall  (target 60 ms)")
         finally:
-            _pin(all_cpus)
+            pin(all_cpus)
             cv2.setNumThreads(len(all_cpus))
-    _pin({min(all_cpus)})
+    pin({min(all_cpus)})
     cv2.setNumThreads(1)
     try:
         placed, same, carried = gated_times(max(1, repeat // 2))
         print(f"  one core, through the change gate: after one placement {placed:7.1f} ms CPU ({carried:.0%} of the "
               f"places carried), the same table again {same:7.1f} ms CPU  (target 60 ms)")
     finally:
-        _pin(all_cpus)
+        pin(all_cpus)
         cv2.setNumThreads(len(all_cpus))
     settle = settle_times(repeat)
     print(f"  settled table to the page's event {settle:7.1f} ms (truth readings; target 200 ms)")

@@ -16,14 +16,13 @@ for the load.
 from __future__ import annotations
 
 import argparse
-import os
 from functools import partial
 from typing import Any
 
 import cv2
 import numpy as np
 
-from vision.lab.bench import median_ms
+from vision.lab.bench import available_cpus, core_runs, median_ms, pin
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
@@ -46,11 +45,6 @@ def scenes() -> list[dict[str, Any]]:
     return out
 
 
-def _pin(cpus: set[int]) -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, cpus)
-
-
 def run(args: argparse.Namespace) -> int:
     from device.tables.pyramido import PyramidoTable, TableView
     from engine.game import find_game
@@ -58,14 +52,14 @@ def run(args: argparse.Namespace) -> int:
     from vision.registration import MarkerFinder, locate
 
     repeat = max(int(getattr(args, "repeat", 5) or 5), 3)
-    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    all_cpus = available_cpus()
     tables = scenes()
     game = find_game("pyramido")
     print(f"pyramido-table bench: median of {repeat} runs per figure, 1280x960 rendered frames; "
           f"{len(all_cpus)} CPUs available")
     status = 0
-    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
-        _pin(cpus)
+    for threads, cpus, label in core_runs(all_cpus):
+        pin(cpus)
         cv2.setNumThreads(threads)
         try:
             gray = cv2.cvtColor(tables[0]["image"], cv2.COLOR_BGR2GRAY)
@@ -128,5 +122,5 @@ def run(args: argparse.Namespace) -> int:
                       f"whole frame {frame:6.1f} ms (zones unchanged since read: {steady:5.1f} ms), settled table to "
                       f"the page's data {to_page:6.1f} ms ({took})")
         finally:
-            _pin(all_cpus)
+            pin(all_cpus)
     return status

@@ -12,14 +12,13 @@ workload (a Gaussian blur of the frame) is timed in the same run as a reference 
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import replace
 from functools import partial
 
 import cv2
 import numpy as np
 
-from vision.lab.bench import median_ms
+from vision.lab.bench import available_cpus, core_runs, median_ms, pin
 from vision.mats import mats
 from vision.registration import MarkerFinder, ZoneTracker, locate
 
@@ -45,18 +44,13 @@ def scenes() -> list[tuple[str, str, np.ndarray, np.ndarray]]:
     return out
 
 
-def _pin(cpus: set[int]) -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, cpus)
-
-
 def run(args: argparse.Namespace) -> int:
     repeat = int(getattr(args, "repeat", 5) or 5) * 4
-    all_cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    all_cpus = available_cpus()
     tables = scenes()
     print(f"zones bench: median of {max(repeat, 3)} runs per figure, 1280x960 frames; {len(all_cpus)} CPUs available")
-    for threads, cpus, label in ((1, {min(all_cpus)}, "one core"), (len(all_cpus), all_cpus, "all cores")):
-        _pin(cpus)
+    for threads, cpus, label in core_runs(all_cpus):
+        pin(cpus)
         cv2.setNumThreads(threads)
         try:
             fast, thorough = MarkerFinder(), MarkerFinder(thorough=True)
@@ -77,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {label:9s} {name} ({located}): locate {full:6.2f} ms (thorough finder {slow:.2f} ms), "
                       f"kept homographies {kept:.3f} ms")
         finally:
-            _pin(all_cpus)
+            pin(all_cpus)
             cv2.setNumThreads(len(all_cpus))
     return 0
