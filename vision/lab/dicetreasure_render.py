@@ -47,7 +47,7 @@ from vision.dicetreasure_read import (
     reserve_rect,
     space_centre,
 )
-from vision.lab.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, table_layout
+from vision.lab.mat_render import PlacedMat, ViewStyle, camera_rotation, finish_frame, mat_raster, table_layout
 from vision.lab.render import DIE_COLOURS, PIP_COLOURS, PIP_LAYOUT, DieSpec, SceneStyle, draw_die, place_dice
 from vision.mats import Mat, Rect, mats
 
@@ -291,12 +291,7 @@ def _camera(view: ViewStyle) -> np.ndarray:
     forward = -centre / np.linalg.norm(centre)
     # The frame's "down" stays along the table's y whichever way the camera leans: cameras are mounted square
     # to the table (the roll turns them a little, or half a turn).
-    down_hint = np.array([0.0, 1.0, 0.0])
-    right = np.cross(down_hint, forward)
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    c, s = math.cos(roll), math.sin(roll)
-    rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.stack([right, down, forward])
+    rot = camera_rotation(forward, np.array([0.0, 1.0, 0.0]), roll)
     return np.column_stack([rot[:, 0], rot[:, 1], -rot @ centre])
 
 

@@ -184,6 +184,16 @@ def table_layout(sheets: Sequence[Mat], rng: np.random.Generator, jitter: float 
     return placed
 
 
+def camera_rotation(forward: np.ndarray, down_hint: np.ndarray, roll: float) -> np.ndarray:
+    """World -> camera rotation (rows: the frame's right, down, and the view direction) of a camera looking along
+    ``forward`` with the frame's "down" towards ``down_hint``, then turned ``roll`` radians about its axis."""
+    right = np.cross(down_hint, forward)
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    c, s = math.cos(roll), math.sin(roll)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.stack([right, down, forward])
+
+
 def _camera(view: ViewStyle) -> np.ndarray:
     """Table plane (mm, z = 0) -> normalised image plane, for a camera above the origin tilted by ``tilt``."""
     t, az, roll = (math.radians(v) for v in (view.tilt, view.azimuth, view.roll))
@@ -192,13 +202,7 @@ def _camera(view: ViewStyle) -> np.ndarray:
     centre = np.array([math.sin(t) * math.cos(az), math.sin(t) * math.sin(az), -math.cos(t)]) * distance
     forward = -centre / np.linalg.norm(centre)
     # The frame's "down" follows the table's y whatever way the camera leans; ``roll`` turns it.
-    down_hint = np.array([0.0, 1.0, 0.0])
-    right = np.cross(down_hint, forward)
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    rot = np.stack([right, down, forward])
-    c, s = math.cos(roll), math.sin(roll)
-    rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ rot
+    rot = camera_rotation(forward, np.array([0.0, 1.0, 0.0]), roll)
     t_vec = -rot @ centre
     return np.column_stack([rot[:, 0], rot[:, 1], t_vec])
 

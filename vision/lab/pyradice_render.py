@@ -31,7 +31,15 @@ from engine.pyradice import PyradiceGame, PyradiceState
 from engine.pyradice.pyramid import SLOTS, Slot
 from engine.pyradice.quarry import LAYOUTS, Position
 from engine.pyradice.state import Phase
-from vision.lab.mat_render import PlacedMat, ViewStyle, finish_frame, mat_raster, random_view, table_layout
+from vision.lab.mat_render import (
+    PlacedMat,
+    ViewStyle,
+    camera_rotation,
+    finish_frame,
+    mat_raster,
+    random_view,
+    table_layout,
+)
 from vision.lab.render import DIE_COLOURS, PIP_COLOURS, SIDE_RING, blend_quad, face_texture
 from vision.mats import NOMINAL_MM, Mat, mats
 
@@ -192,12 +200,7 @@ def make_camera(view: ViewStyle, corners: np.ndarray, size: tuple[int, int], hei
     centre = np.array([target[0], target[1], 0.0]) + direction * height / math.cos(t)
     forward = -direction
     hint = np.array([-math.sin(az), math.cos(az), 0.0]) if t > 1e-6 else np.array([0.0, 1.0, 0.0])
-    right = np.cross(hint, forward)
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    rot = np.stack([right, down, forward])
-    c, s = math.cos(roll), math.sin(roll)
-    rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ rot
+    rot = camera_rotation(forward, hint, roll)
     unit = Camera(rot, centre, 1.0, (0, 0))
     p = unit.project(np.column_stack([corners, np.zeros(len(corners))]))
     focal = view.fill * min(size[0] / 2 / np.abs(p[:, 0]).max(), size[1] / 2 / np.abs(p[:, 1]).max())

@@ -32,7 +32,7 @@ import numpy as np
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
 from engine.pyramido.game import Place, known_top  # engine names used here that the package does not re-export
-from vision.lab.mat_render import PlacedMat, finish_frame, mat_raster, table_layout
+from vision.lab.mat_render import PlacedMat, camera_rotation, finish_frame, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 
 Cell = tuple[int, int]
@@ -86,16 +86,12 @@ def _camera(rng: np.random.Generator, corners: np.ndarray, size: tuple[int, int]
     dist = height / math.cos(tilt)
     centre = target + np.array([math.sin(tilt) * math.cos(az), math.sin(tilt) * math.sin(az), -math.cos(tilt)]) * dist
     forward = (target - centre) / np.linalg.norm(target - centre)
-    hint = np.array([0.0, 1.0, 0.0])  # the frame's "down" is the table's +y before the roll
-    right = np.cross(hint, forward)
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
     # Mounted along the table: its long side along the frame's long side.
     span = corners.max(axis=0) - corners.min(axis=0)
     along = 0.0 if span[0] >= span[1] else 90.0
     roll = float(along + rng.choice([0.0, 180.0]) + rng.uniform(-12, 12))
-    c, s = math.cos(math.radians(roll)), math.sin(math.radians(roll))
-    rot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.stack([right, down, forward])
+    # The frame's "down" is the table's +y before the roll.
+    rot = camera_rotation(forward, np.array([0.0, 1.0, 0.0]), math.radians(roll))
     # Focal length: the corners' projection (unit focal, principal point 0) fills ``fill`` of the frame.
     cam = rot @ (np.column_stack([corners, np.zeros(len(corners))]) - centre).T
     xy = cam[:2] / cam[2]
