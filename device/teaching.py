@@ -5,8 +5,11 @@ die of each colour (Pyradice's white, gray, maroon, orange; Dice Treasure's five
 colour and a gem of each kind for Pyramido. Each lesson is a measured CIELAB colour; a colour's reference
 is the mean of its last :data:`KEEP` lessons, so one bad measurement does not stick. A palette
 (:class:`vision.colour.Palette`) mixes taught colours with the built-in nominal ones for the rest, and says
-it is calibrated only when every colour was taught. A die calibration file written by
-``companion recognize --calibrate`` is one case: :meth:`TeachingStore.import_calibration` teaches its colours.
+it is calibrated only when every colour was taught. A dice palette also keeps the kinds of real dice of its
+names (:func:`vision.colour.with_kinds`), as the die reader was measured (issue 25: one taught die of each colour
+named 79-82% of real dice right alone, 97-98% with the kinds; ``docs/vision.md``, "Colour"). A die calibration
+file written by ``companion recognize --calibrate`` is one case: :meth:`TeachingStore.import_calibration`
+teaches its colours.
 
 The file is ``<state dir>/teaching/<game>.json``, written atomically (a temporary file renamed over it), so a
 power cut leaves the old lessons or the new ones, never half a file.
@@ -17,13 +20,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from device.errors import StorageError, UsageError
 from engine.dice import PALETTES
-from vision.colour import NOMINAL_RGB, Palette, as_seen, load_palette
+from vision.colour import DICE_KINDS, NOMINAL_RGB, Palette, as_seen, load_palette, with_kinds
 
 #: What is taught per game: piece kind -> its colour names.
 PIECE_COLOURS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -41,6 +44,30 @@ def _check(game: str, piece: str, colour: str | None = None) -> None:
         raise UsageError(f"{game} has no piece {piece!r} to teach: one of {', '.join(PIECE_COLOURS[game])}")
     if colour is not None and colour not in PIECE_COLOURS[game][piece]:
         raise UsageError(f"{game}'s {piece} colours are {', '.join(PIECE_COLOURS[game][piece])}, not {colour!r}")
+
+
+def taught_palette(name: str, colours: Sequence[str], taught: Mapping[str, Sequence[float]], *,
+                   kinds: bool = True) -> Palette:
+    """A palette of ``colours``: the taught CIELAB reference where ``taught`` has one, the nominal colour as the
+    camera sees it for the rest (a colour with neither is left out); calibrated when every colour is taught.
+
+    With ``kinds`` (dice) each name also keeps the kinds of real dice of that name beside its taught colour
+    (:func:`vision.colour.with_kinds`), and a die is named by the nearest of them: one die taught per colour stands
+    for one kind of its name (a plain green), and the kinds name the others (a swirled teal green). Measured on
+    the labelled Byler dice, one taught die of each of a game's colours named 79-82% of every die of those names
+    right alone and 97-98% with the kinds; of dice of the taught die's own kind 97-98% alone and 98.9-99.0% with
+    them (``python -m vision.lab.colour_fit``). Pieces that are not dice (blocks, gems) have no kinds."""
+    lessons = {c: (float(lab[0]), float(lab[1]), float(lab[2])) for c, lab in taught.items() if c in colours}
+    refs = [(c, lessons[c] if c in lessons else as_seen(NOMINAL_RGB[c]))
+            for c in colours if c in lessons or c in NOMINAL_RGB]
+    complete = all(c in lessons for c in colours)
+    if not kinds:
+        return Palette(name, tuple(refs), calibrated=complete)
+    # A taught name: its taught colour and its kinds (with_kinds, as measured); a name not taught yet: its kinds
+    # alone, as the built-in palettes name dice (vision.colour.nominal_palette).
+    joined = with_kinds(Palette(name, tuple((c, lab) for c, lab in refs if c in lessons)))
+    untaught = tuple((c, k) for c, _ in refs if c not in lessons for k in DICE_KINDS.get(c, ()))
+    return Palette(name, tuple(refs), calibrated=complete, kinds=joined.kinds + untaught)
 
 
 class TeachingStore:
@@ -122,17 +149,11 @@ class TeachingStore:
 
     def palette(self, game: str, piece: str) -> Palette:
         """The readers' palette for a piece: taught colours, nominal ones for the rest (a colour with no
-        nominal value, e.g. a mythical gem, is left out until taught)."""
+        nominal value, e.g. a mythical gem, is left out until taught); a die's with the kinds of real dice
+        (:func:`taught_palette`)."""
         _check(game, piece)
-        taught = self.taught(game, piece)
-        colours = []
-        for name in PIECE_COLOURS[game][piece]:
-            if name in taught:
-                colours.append((name, taught[name]))
-            elif name in NOMINAL_RGB:
-                colours.append((name, as_seen(NOMINAL_RGB[name])))
-        complete = all(name in taught for name in PIECE_COLOURS[game][piece])
-        return Palette(f"{game}-{piece}", tuple(colours), calibrated=complete)
+        return taught_palette(f"{game}-{piece}", PIECE_COLOURS[game][piece], self.taught(game, piece),
+                              kinds=piece == "die")
 
     def import_calibration(self, game: str, path: str | Path) -> list[str]:
         """Teach the dice colours of a ``companion recognize --calibrate`` file; returns the colours taught."""
