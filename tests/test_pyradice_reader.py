@@ -238,3 +238,30 @@ def test_a_reading_the_players_overrode_is_not_asked_about_again() -> None:
     assert not any("bumped?" in p for p in table.explain(moved_on, seen).problems)
     later = table.observe([replace(bumped, boards=tuple(boards))], moved=True)  # the same misread, a new frame
     assert not any("bumped?" in p for p in table.explain(moved_on, later).problems)
+
+
+def test_a_die_only_in_hand_on_readings_in_doubt_is_not_taken() -> None:
+    """A still table whose only news is a quarry top read in doubt (from above, a lower die's top is seen almost
+    where a taken one was; in replay 5305 one of two identical dice read so while the other was the one taken
+    later): no take is made of it and nothing is asked; the die shows in its slot at the next still table."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    before = seeded_state(44, 2, 8)
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+    seen = _reading_of(taken)
+    doubtful = tuple(replace(p, state=PRESENT, unsure=True, reason="looks empty", die=_die(1, "white", True))
+                     if p.position == take.position else p for p in seen.quarry.positions)
+    explained = table.explain(before, table.observe([replace(seen, quarry=QuarryReading(doubtful))], moved=True))
+    assert explained.actions == () and explained.problems == ()
+    # Seen sure empty (a perfect reader), the take is the table's news: the die is in hand.
+    assert table.explain(before, table.observe([seen], moved=True)).actions[:1] == (take,)
+    # Placed, the die in its slot says which was taken.
+    place = game.legal_actions(taken)[0]
+    after = game.apply(taken, place)
+    placed = _reading_of(after)
+    placed = replace(placed, quarry=QuarryReading(tuple(
+        replace(p, state=PRESENT, unsure=True, reason="looks empty", die=_die(1, "white", True))
+        if p.position == take.position else p for p in placed.quarry.positions)))
+    again = table.explain(before, table.observe([placed], moved=True))
+    assert again.actions[:2] == (take, place)

@@ -111,6 +111,8 @@ class PyradiceTable(TableAdapter):
         #: last reading: the belief now describes the table they looked at, doubtful places included.
         self._answered = False
         self._watch: ChangeWatch | None = None
+        #: The last explanation was a die only in hand on readings in doubt: nothing taken, nothing asked.
+        self._waiting = False
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -214,7 +216,10 @@ class PyradiceTable(TableAdapter):
             # Nothing changed that was read sure. A doubtful reading that differs from the game may be the
             # change: asked; doubtful readings that agree with the game are no news.
             if doubts and _doubt_differs(state, seen.reading, observation):
+                self._waiting = False
                 tried = self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
+                if self._waiting:  # only a take in doubt would explain it: the placement will say
+                    return Explained()
                 return tried if tried.actions else Explained(problems=tuple(doubts))
             return Explained()
         return self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
@@ -256,6 +261,13 @@ class PyradiceTable(TableAdapter):
                     return Explained(problems=tuple(
                         f"the die taken ({held.hand}) may lie at {_slot_words(slot)}, read in doubt: correct it "
                         "or press CONFIRM" for slot in maybe))
+        moves = [a for a in actions if not isinstance(a, Reveal)]
+        if not confirmed and moves and isinstance(moves[-1], (Take, UseReserve)) and not _take_seen(moves[-1], seen):
+            # The die is only in hand, and only readings in doubt say so (from above a die gone leaves a lower die's
+            # top almost where it was, and one of two identical dice may read in doubt while the other was taken):
+            # nothing is taken on them. The die shows in its slot at the next still table, and that is read.
+            self._waiting = True
+            return Explained()
         if not actions:
             return Explained(problems=tuple(doubts)) if doubts and not confirmed else Explained()
         if not confirmed and seen.unsure_slots and not _as_read_agrees(self.game, state, actions, seen):
@@ -730,6 +742,14 @@ def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], see
         end = game.apply(end, a)
     mine = end.players[state.turn].pyramid
     return all(alike(mine.get(slot), seen.as_read.get(slot)) for slot in seen.unsure_slots)
+
+
+def _take_seen(action: Take | UseReserve, seen: Observation) -> bool:
+    """Whether a take (or the reserve's use) that leaves the die in hand rests on readings not in doubt: the
+    quarry position seen empty, or the reserve spot seen bare."""
+    if isinstance(action, Take):
+        return seen.quarry is not None and action.position not in seen.quarry_unsure
+    return seen.reserve_seen and seen.reserve is None
 
 
 def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> bool:
