@@ -58,6 +58,17 @@ def test_the_same_die_seen_again_is_unchanged_despite_noise_jpeg_and_a_sub_pixel
         assert not gate.changed({"slot": camera(die(value, off=again), rng)})["slot"], (value, off, again)
 
 
+def test_the_same_die_cut_two_and_a_bit_pixels_off_is_unchanged() -> None:
+    # Whole and half misplacements in every direction: the shifts the correlation ranks must include the right one.
+    rng = np.random.default_rng(8)
+    for trial in range(16):
+        value = trial % 6 + 1
+        direction = rng.uniform(0, 2 * np.pi)
+        again = (2.3 * np.cos(direction), 2.3 * np.sin(direction))
+        gate = gate_on(camera(die(value), rng))
+        assert not gate.changed({"slot": camera(die(value, off=again), rng)})["slot"], (value, again)
+
+
 @pytest.mark.parametrize(
     ("before", "after"),
     [
