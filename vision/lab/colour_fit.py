@@ -12,6 +12,11 @@ labelled box, the reader's crop, pip mask and highlight rule), and
   calibration of ``companion recognize --calibrate``, drawn many times from the other split's dice); and each
   game's palette, ideal colours against the camera model, on the dice whose best name is in it.
 
+``--lamps`` measures instead whether the kinds of real dice (fitted under the Byler photos' light) mislead a palette
+taught under another light: rendered dice of each dice game's colours under six lamps (neutral, warm, cool, dim,
+dim and warm, bright), taught from one rendered die of each colour (seeds 2501-2506), then named by the taught
+colours alone and joined by the kinds (seeds 2601-2658): :func:`lamp_check`.
+
 ``--check`` exits 1 when the committed matrix is not the fit (so a change to the measure or the labels is
 noticed). A label lists the names a person reading the crop accepts, best first: a swirled or translucent
 die between two names (a dark red between red and maroon, a cream between white and ivory) accepts both.
@@ -230,6 +235,58 @@ def calibrated_right(
     return float(np.mean(counts)), int(np.min(counts)), names
 
 
+#: The lamps of ``--lamps``: gains on B, G, R of a rendered scene.
+LAMPS: dict[str, tuple[float, float, float]] = {
+    "neutral": (1.0, 1.0, 1.0), "warm": (0.72, 0.9, 1.2), "cool": (1.2, 1.0, 0.8), "dim": (0.55, 0.55, 0.55),
+    "dim and warm": (0.45, 0.55, 0.75), "bright": (1.3, 1.3, 1.3),
+}  # fmt: skip
+
+
+def _lamp_scene(seed: int, names: tuple[str, ...], gain: tuple[float, float, float]) -> tuple[Any, Any, list[str]]:
+    """One rendered die of each of ``names`` (random order, faces, sizes, table colour) under the lamp ``gain``."""
+    from vision.lab.render import DIE_COLOURS, PIP_COLOURS, DieSpec, SceneStyle, render_scene
+    from vision.types import DieCandidate
+
+    rng = np.random.default_rng(seed)
+    order = [str(n) for n in rng.permutation(names)]
+    specs = [DieSpec(value=int(rng.integers(1, 7)), body=DIE_COLOURS[n],
+                     pips=PIP_COLOURS["black"] if n in ("white", "orange", "yellow") else PIP_COLOURS["white"],
+                     centre=(60.0 + 110 * i, 80.0), side=float(rng.uniform(40, 60)), angle=float(rng.uniform(0, 90)),
+                     colour_name=n) for i, n in enumerate(order)]  # fmt: skip
+    surface = tuple(int(v) for v in rng.integers(90, 200, 3))
+    style = SceneStyle(surface=surface, camera_height=40, blur=0.5, noise=2.0, jpeg_quality=90)  # type: ignore[arg-type]
+    image, truth = render_scene(rng, (110 * len(order) + 20, 160), dice=specs, style=style)
+    image = np.clip(image.astype(np.float32) * np.array(gain, np.float32), 0, 255).astype(np.uint8)
+    return image, [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth], [d.colour_name or "" for d in truth]
+
+
+def lamp_check(teachings: int = 6, rolls: int = 8) -> list[tuple[str, str, int, int, int]]:
+    """Per dice game and lamp: (game, lamp, dice, named right by the taught colours alone, joined by the kinds).
+    Each of ``teachings`` tables is taught from one rendered die of each colour, then ``rolls`` new scenes under
+    the same lamp are named."""
+    from vision.colour import calibrate
+
+    reader = DiceRecognizer(detector=FixedDetector(), palette="dice")
+    rows = []
+    for game in ("pyradice", "dicetreasure"):
+        names = PALETTES[game]
+        for lamp, gain in LAMPS.items():
+            alone = joined = total = 0
+            for t in range(teachings):
+                image, cands, _ = _lamp_scene(2501 + t, names, gain)
+                measured = [(r.centre, r.lab) for r in reader.read_candidates(image, cands)]
+                taught = calibrate(measured, nominal_palette(game, use_kinds=False)).palette
+                kinded = with_kinds(taught)
+                for s in range(rolls):
+                    image, cands, truth = _lamp_scene(2601 + 10 * t + s, names, gain)
+                    labs = [r.lab for r in reader.read_candidates(image, cands)]
+                    alone += sum(taught.nearest(lab)[0] == n for lab, n in zip(labs, truth, strict=True))
+                    joined += sum(kinded.nearest(lab)[0] == n for lab, n in zip(labs, truth, strict=True))
+                    total += len(truth)
+            rows.append((game, lamp, total, alone, joined))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     from vision.lab.read_train import SHARED
 
@@ -237,7 +294,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default: %(default)s)")
     parser.add_argument("--labels", type=Path, default=BYLER_COLOURS, help="colour labels (default: %(default)s)")
     parser.add_argument("--check", action="store_true", help="exit 1 if CAMERA_MATRIX is not the fit")
+    parser.add_argument("--lamps", action="store_true",
+                        help="rendered dice under six lamps: taught colours alone against joined by the kinds")
     args = parser.parse_args(argv)
+    if args.lamps:
+        print("| game | lamp | rendered dice | taught colours alone | taught colours and the kinds |")
+        print("|---|---|---|---|---|")
+        for game, lamp, total, alone, joined in lamp_check():
+            print(f"| {game} | {lamp} | {total} | {alone} | {joined} |")
+        return 0
     try:
         labels = read_colour_labels(args.labels)
         dice = measure_labelled(args.shared, labels, DiceRecognizer(detector=FixedDetector()))
