@@ -293,7 +293,8 @@ def max_fill(cards: Sequence[CardInPlay], pool: Iterable[Die]) -> int:
     neighbours, the dice already there included): the solo game's "fill them as far as possible" (RULES.md 3.6).
 
     A depth-first search over the empty spaces, each given one of the distinct dice left or left empty, cut off
-    as soon as it cannot beat the best found; two new cards have at most 10 spaces, so it stays small."""
+    as soon as it cannot beat the best found; two new cards have at most 10 spaces, so it stays small. (Spaces are
+    taken in one order and equal dice once, so no node is reached twice: nothing to remember.)"""
     counts = Counter(pool)
     # A space no die of the pool meets on its own can never be filled: leave it out of the search (the bound
     # below is then tight enough that a fill short of every space is found quickly too).
@@ -301,7 +302,6 @@ def max_fill(cards: Sequence[CardInPlay], pool: Iterable[Die]) -> int:
                if die is None and any(cip.card.spaces[i].accepts(d) for d in counts)]
     dice = [list(cip.dice) for cip in cards]
     best = 0
-    seen: set[tuple[object, ...]] = set()
 
     def search(n: int, placed: int) -> bool:
         """True once every empty space is filled (nothing can beat that)."""
@@ -311,11 +311,6 @@ def max_fill(cards: Sequence[CardInPlay], pool: Iterable[Die]) -> int:
         if n == len(empties):
             best = placed
             return placed == len(empties)
-        # The same dice left and the same dice on the cards: this was searched already (orders repeat).
-        key = (n, placed, tuple(sorted((str(d), c) for d, c in counts.items() if c)), tuple(map(tuple, dice)))
-        if key in seen:
-            return False
-        seen.add(key)
         k, i = empties[n]
         card = cards[k].card
         space = card.spaces[i]
