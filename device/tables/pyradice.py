@@ -473,6 +473,8 @@ MEAN_MOVED = 16.0
 MEAN_MOVED_SCORE = 1e6
 #: The doubt of a die whose picture changed while it reads as the die the game has there.
 PICTURE_CHANGED = "the picture changed here but it reads as before: a die turned, or put there?"
+#: The doubt of a slot read empty where the game has a die.
+EMPTY_UNDER_BELIEF = "reads empty, but the game has a die here (dice never leave a pyramid)"
 
 
 def belief_values(state: PyradiceState | None) -> dict[tuple[Any, ...], Any]:
@@ -625,7 +627,7 @@ class ChangeWatch:
         geometry = self.reader.geometry()
         reading = self.reader.read(image, reg, prior, known)
         after = before if self.reader.geometry() == geometry else self.reader.places(image, reg)
-        doubt: set[tuple[Any, ...]] = set()
+        doubt: dict[tuple[Any, ...], str] = {}
         items = dict(zip((_reading_key(p) for p in _places(reading)), _items(reading), strict=True))
         self.pending = {}
         for key, (patch, point) in after.items():
@@ -647,7 +649,12 @@ class ChangeWatch:
             # slot read empty that a die arrived in (the quarry's empty places change with their neighbours).
             if (sure and (isinstance(value, Die) or key[0] == "slot") and key in self.values
                     and self.values[key] == now.get(key) == value and np.isfinite(scores.get(key, np.inf))):
-                doubt.add(key)
+                doubt[key] = PICTURE_CHANGED
+                sure = False
+            elif sure and key[0] == "slot" and value is None and isinstance(now.get(key), Die):
+                # Dice never leave a pyramid: one look that finds none where the game has one (a white die on a
+                # light board seen at a 4-player table's scale reads so) is a misread, never a sure "empty".
+                doubt[key] = EMPTY_UNDER_BELIEF
                 sure = False
             self.pending[key] = (patch, value, sure)
         self.carried, self.read_places = len(known), len(after) - len(known)
@@ -666,15 +673,15 @@ def _reading_key(p: _Place) -> tuple[Any, ...]:
     return ("reserve", p.seat)
 
 
-def _in_doubt(reading: Any, keys: set[tuple[Any, ...]]) -> Any:
-    """The reading with the places ``keys`` made unsure (the picture changed there, it reads the same)."""
-    why = PICTURE_CHANGED
-    boards = tuple(replace(b, slots=tuple(replace(s, unsure=True, reason=why) if ("slot", b.seat, s.slot) in keys
-                                          else s for s in b.slots)) for b in reading.boards)
+def _in_doubt(reading: Any, keys: Mapping[tuple[Any, ...], str]) -> Any:
+    """The reading with the places ``keys`` made unsure, each with its reason."""
+    boards = tuple(replace(b, slots=tuple(replace(s, unsure=True, reason=keys[("slot", b.seat, s.slot)])
+                                          if ("slot", b.seat, s.slot) in keys else s for s in b.slots))
+                   for b in reading.boards)
     quarry = replace(reading.quarry, positions=tuple(
-        replace(p, unsure=True, reason=why) if ("quarry", p.position) in keys else p
+        replace(p, unsure=True, reason=keys[("quarry", p.position)]) if ("quarry", p.position) in keys else p
         for p in reading.quarry.positions))
-    reserves = tuple(replace(r, unsure=True, reason=why) if ("reserve", r.seat) in keys else r
+    reserves = tuple(replace(r, unsure=True, reason=keys[("reserve", r.seat)]) if ("reserve", r.seat) in keys else r
                      for r in reading.reserves)
     return replace(reading, boards=boards, quarry=quarry, reserves=reserves)
 
@@ -753,9 +760,11 @@ def _take_seen(action: Take | UseReserve, seen: Observation) -> bool:
 
 
 def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> bool:
-    """Whether a reading in doubt (of the mover's board, reserve or the quarry) reads otherwise than the game has
-    it, or is in doubt because its picture changed although it reads as the game has it (a die turned to a face
-    misread as the old one would look so: news, asked about)."""
+    """Whether a reading in doubt (of the mover's board, reserve or the quarry) could be news: a die where the game
+    has none or another die than it has, a quarry die gone, a reserve die put down or used, or a place in doubt
+    because its picture changed although it reads as the game has it (a die turned to a face misread as the old
+    one would look so). A slot read empty under a die the game has, or a quarry die where the game has none, is
+    no news: dice never leave a pyramid nor come back to the quarry."""
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
     if board is not None:
@@ -763,8 +772,10 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
             if s.slot in seen.unsure_slots:
                 if s.reason == PICTURE_CHANGED:
                     return True
+                # Only a die read where the game has none, or another die than it has, can be news: dice never
+                # leave a pyramid, so a slot read empty in doubt where the game has a die is a misread.
                 read = s.die.die if s.occupied and s.die is not None else None
-                if (read is None) != (mine.get(s.slot) is None) or (read is not None and read != mine.get(s.slot)):
+                if read is not None and read != mine.get(s.slot):
                     return True
     r = reading.reserve(state.turn + 1)
     if r is not None and r.seen and r.unsure and not seen.reserve_seen:
@@ -774,7 +785,8 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     q = state.quarry
     for p in reading.quarry.positions:
         if p.position in seen.quarry_unsure:
-            if p.present != q.present(p.position):
+            # Dice never come back to the quarry (a swap leaves a die where one was): only one gone is news.
+            if q.present(p.position) and not p.present:
                 return True
             if p.state != "covered" and p.die is not None and p.position in q.dice and p.die.die != q.dice[p.position]:
                 return True
