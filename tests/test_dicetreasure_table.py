@@ -216,3 +216,50 @@ def test_a_doubt_between_two_cards_in_play_is_settled_by_the_dice_the_game_has_o
     # An empty card doubted as another empty one: nothing tells them apart, asked.
     asked = doubted("red-2", "red-3")
     assert asked.problems and "looks like red-2 but could be red-3" in asked.problems[0]
+
+
+def _with_zones(snapshot: Snapshot, **dice: tuple[Die, ...]) -> Snapshot:
+    """``snapshot`` with these loose zones' dice (``tray``, ``common``: the common reserve) replaced."""
+    from dataclasses import replace
+
+    names = {"tray": "tray", "common": "common-reserve"}
+    wanted = {names[k]: v for k, v in dice.items()}
+    return replace(snapshot, zones=tuple(replace(z, dice=wanted[z.zone]) if z.zone in wanted else z
+                                         for z in snapshot.zones))
+
+
+def test_a_table_the_game_has_passed_is_waited_for_and_an_exchange_needs_both_dice_seen() -> None:
+    adapter = adapter_for(GAME)
+    state, table = played(ROLLED)
+    anna = snapshot_from_truth(truth_of(state, table))
+    assert adapter.explain(state, adapter.observe([anna], moved=False)) == Explained()
+    # The players answered ahead of the table (Anna's end, Ben's roll); the table still shows Anna's roll. It is
+    # a table the game has passed: no roll, no exchange, no question (held-out seeds 4406, 4408).
+    ended = GAME.apply(state, GAME.parse_action("end keep red:1 blue:3", state))
+    table.follow(state, GAME.parse_action("end keep red:1 blue:3", state), ended)
+    assert adapter.explain(ended, adapter.observe([anna], moved=False)) == Explained()
+    roll = GAME.parse_action("roll red:3 red:4 yellow:1 green:2 blue:5 purple:1", ended)
+    ben = GAME.apply(ended, roll)
+    table.follow(ended, roll, ben)
+    assert adapter.explain(ben, adapter.observe([anna], moved=False)) == Explained()
+    # Ben's roll on the table, then one die swapped with the common reserve's green:4.
+    now = snapshot_from_truth(truth_of(ben, table))
+    assert adapter.explain(ben, adapter.observe([now], moved=False)) == Explained()
+    green4, red3 = Die(4, "green"), Die(3, "red")
+    tray = (*[d for d in ben.hand if d != red3], green4)
+    common = [*ben.common]
+    common.remove(green4)
+    # Both dice seen to swap (red:3 now in the common reserve): the exchange.
+    swapped = adapter.explain(ben, adapter.observe([_with_zones(now, tray=tray, common=(*common, red3))],
+                                                   moved=False))
+    assert [str(a) for a in swapped.actions] == ["exchange red:3 for green:4"]
+    # The common reserve read as it was (green:4 still there, no red:3): asked, not taken.
+    unseen = adapter.explain(ben, adapter.observe([_with_zones(now, tray=tray, common=ben.common)], moved=False))
+    assert not unseen.actions and "looks like an exchange" in unseen.problems[0]
+    # The tray emptied: Ben's turn ended only if his dice are seen in the common reserve (held-out seed 4408: a
+    # table cleared at the round's end was taken for the end of a turn).
+    cleared = adapter.explain(ben, adapter.observe([_with_zones(now, tray=(), common=ben.common)], moved=False))
+    assert not cleared.actions and "looks like the end of the turn" in cleared.problems[0]
+    ended_too = adapter.explain(ben, adapter.observe([_with_zones(now, tray=(), common=(*ben.common, *ben.hand))],
+                                                     moved=False))
+    assert [str(a) for a in ended_too.actions] == ["end"]

@@ -220,6 +220,12 @@ class DiceTreasureTable(TableAdapter):
         #: The tray's dice and where they lay when last seen during a turn: a roll moves every die, so dice lying
         #: where the last turn's lay are no new roll (see :func:`_unrolled`).
         self._turn_tray: tuple[tuple[Die, tuple[float, float]], ...] = ()
+        #: The states the game passed through since the table last showed the game's state, oldest first (the
+        #: current one last): players answer a question by taking an action the table may not show yet, and a
+        #: table showing one of these is one the game has passed (see :meth:`explain`).
+        self._since: list[DiceTreasureState] = []
+        #: Round -> the cards claimed before it began (cards claimed in earlier rounds are off the table).
+        self._claimed_base: dict[int, frozenset[str]] = {}
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -328,6 +334,12 @@ class DiceTreasureTable(TableAdapter):
             self._reader.forget()
             seen = self._read_again(seen, None if dealing else self._among)
         if seen.mats is not None:
+            if self._passed(state, seen):
+                # The table shows a state the game has already passed (the players answered ahead of it, seeds
+                # 4406 and 4408: explained from the game's state, such a table gave exchanges and ends that never
+                # happened): nothing to explain and nothing to ask until the table catches up.
+                self._believe(state, Explained())
+                return Explained()
             explained = self._explain_table(state, seen)
             explained = self._rolled(state, seen, explained)
             self._believe(state, explained)
@@ -379,8 +391,26 @@ class DiceTreasureTable(TableAdapter):
         image, registration = self._last
         return self.observe([snapshot_of(self._reader.read(image, registration, among=among))], moved=seen.moved)
 
+    def _passed(self, state: DiceTreasureState, seen: CardsView) -> bool:
+        """Whether ``seen`` shows a state the game passed through since the table last showed the game's state,
+        and not ``state`` itself (remembers ``state``; a player's correction or CONFIRM is always considered)."""
+        if not self._since or self._since[-1] is not state:
+            self._since.append(state)
+            del self._since[:-PAST_STATES]
+        if seen.confirmed or any(s.corrected for s in seen.spaces):
+            return False
+        if _fits(state, seen):
+            self._since = [state]
+            return False
+        for i in range(len(self._since) - 2, -1, -1):
+            if _fits(self._since[i], seen):
+                del self._since[:i]  # the table is there now: it cannot show the states before again
+                return True
+        return False
+
     def _believe(self, state: DiceTreasureState, explained: Explained) -> None:
-        """What the reader should expect next: the cards in play after the actions explained."""
+        """What the reader should expect next: the cards in play after the actions explained, and those of the
+        states the table may still show (:attr:`_since`)."""
         try:
             for action in explained.actions:
                 state = self.game.apply(state, action)
@@ -390,8 +420,14 @@ class DiceTreasureTable(TableAdapter):
         if state.round != self._base_round:
             # Cards claimed in earlier rounds are off the table: only this round's may still lie there.
             self._base_round, self._claimed_before = state.round, frozenset(claimed)
+        self._claimed_base.setdefault(state.round, self._claimed_before)
         if state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL):
-            self._among = (*in_play(state), *sorted(claimed - self._claimed_before))
+            among = {**dict.fromkeys(in_play(state)), **dict.fromkeys(sorted(claimed - self._claimed_before))}
+            for past in self._since[:-1]:  # a table behind the game shows their cards (seed 4408, a round behind)
+                base = self._claimed_base.get(past.round, frozenset())
+                among.update(dict.fromkeys(in_play(past)))
+                among.update(dict.fromkeys(sorted({c.id for p in past.players for c in p.claimed} - base)))
+            self._among = tuple(among)
         else:
             self._among = None
 
@@ -437,6 +473,9 @@ class DiceTreasureTable(TableAdapter):
                 explanation = explain_table(state, table)
             except GameError as exc:
                 return Explained(problems=(str(exc),))
+            unseen = [] if view.confirmed else _loose_unseen(state, explanation.actions, explanation.state, view)
+            if unseen:
+                return Explained(problems=tuple(unseen))
             return explained_by(self.game, state, _until_offer(state, explanation.actions))
         # Something was read without being sure. During a turn the game knows every die the player can move, so
         # the readings as read (dice on the spaces, the tray, the reserves) are taken when the rules explain them
@@ -457,6 +496,9 @@ class DiceTreasureTable(TableAdapter):
                 if doubts:
                     # A die gone from the tray may be on a space read in doubt: no end of the turn on that.
                     actions = tuple(itertools.takewhile(lambda a: not isinstance(a, (EndTurn, Roll)), actions))
+                unseen = _loose_unseen(state, actions, explanation.state, view)
+                if unseen:
+                    return Explained(problems=tuple(unseen))
                 if actions or not doubts:
                     return explained_by(self.game, state, _until_offer(state, actions))
         asked = doubts or strangers
@@ -702,6 +744,60 @@ def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | No
         named = "another card" if other == "?" else other
         out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")
     return out
+
+
+#: How many of the game's states since the table last showed the game's a still table is compared with.
+PAST_STATES = 24
+
+
+def _zones_fit(state: DiceTreasureState, view: CardsView) -> bool:
+    """Whether the loose zones as read (sure or not) hold exactly ``state``'s dice: the tray its current dice, the
+    common reserve its common reserve, each personal reserve read that player's (False when the tray or the common
+    reserve was not read at all)."""
+    read = view.read
+    if "tray" not in read or "common-reserve" not in read:
+        return False
+    if Counter(read["tray"]) != Counter(state.hand) or Counter(read["common-reserve"]) != Counter(state.common):
+        return False
+    for zone, dice in read.items():
+        if zone.startswith("reserve-"):
+            seat = int(zone.rsplit("-", 1)[1]) - 1
+            if seat < len(state.players) and Counter(dice) != Counter(state.players[seat].reserve):
+                return False
+    return True
+
+
+def _fits(state: DiceTreasureState, view: CardsView) -> bool:
+    """Whether the table read is ``state``'s: the loose zones as read (:func:`_zones_fit`), every space read surely
+    holds the die ``state`` has there, and every card identified is in play or claimed in ``state``."""
+    if not _zones_fit(state, view):
+        return False
+    held = _held(state)
+    claimed = {c.id for p in state.players for c in p.claimed}
+    for s in view.spaces:
+        if s.card in held:
+            if (s.sure or s.corrected) and held[s.card][s.space - 1] != s.die:
+                return False
+        elif s.card not in claimed:
+            return False
+    return all(card in held or card in claimed for card in view.cards)
+
+
+def _loose_unseen(state: DiceTreasureState, actions: Sequence[Any], after: DiceTreasureState,
+                  view: CardsView) -> list[str]:
+    """The question to ask when ``actions`` end a turn or exchange with the common reserve but the loose zones as
+    read are not those the explanation leads to (``after``): the end and the exchange are known from the tray and
+    the reserves alone, so both dice of an exchange must be seen to swap and the dice left at an end seen in the
+    common reserve (held-out seeds 4406-4409: exchanges and ends explained from a table the game and the camera
+    disagreed about, none of which happened). Empty: nothing to ask."""
+    if not any(isinstance(a, (EndTurn, Exchange)) for a in actions) or _zones_fit(after, view):
+        return []
+    who = state.players[state.active].name
+    what = "the end of the turn" if any(isinstance(a, EndTurn) for a in actions) else "an exchange"
+    common = " ".join(map(str, view.read.get("common-reserve", ()))) or "empty"
+    return [f"{who}'s table looks like {what}, but the common reserve (looks {common}) and the tray do not show "
+            f"it ({' '.join(map(str, after.common)) or 'nothing'} expected there): correct them on the page or "
+            "press CONFIRM"]
 
 
 #: Two dice of one face and colour this close (frame px; a die is ~20 px in a 1280x960 frame of a whole table) lie
