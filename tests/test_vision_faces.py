@@ -17,6 +17,7 @@ from vision.faces import (
     CONFIDENCE_FLOOR,
     PIP_CROP_SIZE,
     PIP_LAYOUT,
+    PIPS_HEARD_BELOW,
     PIPS_OVERRULED_ABOVE,
     SECOND_LOOK_BELOW,
     SURE_FLOOR,
@@ -33,6 +34,7 @@ from vision.faces import (
 from vision.lab.read_train import CHANNELS, options
 from vision.lab.render import DieSpec, SceneStyle, render_scene
 from vision.modelcard import ModelCardError, check_model, load_model, read_card
+from vision.recognize import doubts_of
 from vision.types import DieCandidate
 
 
@@ -160,6 +162,14 @@ def test_a_pip_count_is_overruled_only_by_a_model_sure_past_the_overrule_level()
     almost = np.array([0.0, 0.0, 0.998, 0.002, 0.0, 0.0])
     assert decide(almost, other, pips_overruled_above=PIPS_OVERRULED_ABOVE).reason == "pip count says 5"
     assert decide(certain, PipReading(3, True, None, 50.0, None), pips_overruled_above=0.999).reason == "cocked"
+    # The die reader hears a disagreeing count only from a model under the games' floor (session 15).
+    fairly = np.array([0.0, 0.0, 0.96, 0.04, 0.0, 0.0])
+    assert decide(fairly, other, floor=SURE_FLOOR, pips_overruled_above=PIPS_HEARD_BELOW).unsure is False
+    assert doubts_of(0.96, 3, other, SURE_FLOOR) == ()
+    less = np.array([0.0, 0.0, 0.94, 0.06, 0.0, 0.0])
+    assert decide(less, other, floor=SURE_FLOOR, pips_overruled_above=PIPS_HEARD_BELOW).reason == "pip count says 5"
+    assert doubts_of(0.94, 3, other, SURE_FLOOR) == ("pip count says 5",)
+    assert SURE_FLOOR < PIPS_HEARD_BELOW < PIPS_OVERRULED_ABOVE
     # The die reader's floor is below the games' and its second look still comes first.
     assert 0.5 < SURE_FLOOR <= CONFIDENCE_FLOOR <= SECOND_LOOK_BELOW
     fair, agree = np.array([0.0, 0.0, 0.85, 0.15, 0.0, 0.0]), PipReading(3, False, None, 50.0, None)

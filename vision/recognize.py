@@ -26,7 +26,7 @@ from vision.crop import as_bgr, crop_die
 from vision.faces import (
     NOT_A_DIE_FLOOR,
     PIP_CROP_SIZE,
-    PIPS_OVERRULED_ABOVE,
+    PIPS_HEARD_BELOW,
     SECOND_LOOK_BELOW,
     SURE_FLOOR,
     TIGHT_SIDE,
@@ -209,7 +209,7 @@ class DiceRecognizer:
         for i, (candidate, probs, pips, lab, none) in enumerate(
             zip(found, probabilities, pip_readings, labs, not_die, strict=True)
         ):
-            decision = decide(probs, pips, self.faces.values, self.floor, PIPS_OVERRULED_ABOVE)
+            decision = decide(probs, pips, self.faces.values, self.floor, PIPS_HEARD_BELOW)
             doubts = doubts_of(decision.confidence, decision.value, pips, self.floor)
             doubts += ("a second box read another face",) if i in disputed else ()
             doubts += ("smaller than the other dice",) if small_die[i] else ()
@@ -255,7 +255,7 @@ class DiceRecognizer:
 def doubts_of(confidence: float, value: int, pips: PipReading, floor: float) -> tuple[str, ...]:
     """Every reason :func:`vision.faces.decide` has to mark a die unsure, not only the first."""
     doubts: tuple[str, ...] = ("low confidence",) if confidence < floor else ()
-    if pips.count is not None and pips.count != value and confidence < PIPS_OVERRULED_ABOVE:
+    if pips.count is not None and pips.count != value and confidence < PIPS_HEARD_BELOW:
         doubts += (f"pip count says {pips.count}",)
     return doubts + (("cocked",) if pips.cocked else ())
 
