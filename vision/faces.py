@@ -50,7 +50,7 @@ PIPS_OVERRULED_ABOVE = 0.999
 #: model at 0.95 or more (22 on the tuning sets, 11 on the check seeds) the model was right every time and the
 #: counter never, so the rule leaves no wrong value sure on any of them while the train split's labelled dice ask
 #: 18 instead of 30 (of 805) and the renders 2 to 8 fewer of 1,200. Below 0.95 the counter still earns its place:
-#: three hard rendered dice the model read wrong at 0.82 to 0.89 were kept unsure by it alone.
+#: two hard rendered dice the model read wrong at 0.82 and 0.89 were kept unsure by it alone.
 PIPS_HEARD_BELOW = CONFIDENCE_FLOOR
 #: A candidate the model says is not a die with at least this probability is dropped (a detector's false find).
 NOT_A_DIE_FLOOR = 0.90
