@@ -32,7 +32,7 @@ from engine.errors import AmbiguousActionError, GameError, InvalidActionError
 from engine.pyradice import Observation
 from engine.pyradice import pyramid as pyr
 from engine.pyradice.game import dice_view, level_results
-from engine.pyradice.observe import alike, board_changes, explain, unchanged
+from engine.pyradice.observe import alike, board_changes, explain, outcomes, unchanged
 from engine.pyradice.pyramid import Slot, slot_text
 from engine.pyradice.quarry import COLOURS, Position, position_text
 from engine.pyradice.skills import SKILL_TEXT, describe_use, usable_codes
@@ -230,8 +230,12 @@ class PyradiceTable(TableAdapter):
             found = explain(state, seen, partial=True)
             if seen.as_read and not confirmed and any(isinstance(a, (Take, UseReserve)) for a in found.actions):
                 # Which die was taken is never decided by readings in doubt taken at face value (a placed die's
-                # colour read in doubt chose the wrong one of two quarry dice so): without them, two turns fit.
-                explain(state, replace(seen, as_read={}), partial=True)
+                # colour read in doubt chose the wrong one of two quarry dice so): without them, every turn that
+                # fits must take the same die. They may say where it went (the slot read as a die, the others as
+                # empty), the quarry having said which die it was.
+                fits = outcomes(state, replace(seen, as_read={}), partial=True)
+                if len({_take_of(path) for path in fits}) > 1:
+                    explain(state, replace(seen, as_read={}), partial=True)  # raises: the turns that fit, named
         except AmbiguousActionError as exc:
             return Explained(problems=(*doubts, str(exc)) if doubts else (str(exc),))
         except GameError as exc:
@@ -749,6 +753,11 @@ def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], see
         end = game.apply(end, a)
     mine = end.players[state.turn].pyramid
     return all(alike(mine.get(slot), seen.as_read.get(slot)) for slot in seen.unsure_slots)
+
+
+def _take_of(actions: Sequence[Any]) -> Any:
+    """A turn's take (the position, or the reserve) and the die it took: what readings in doubt never decide."""
+    return next((a for a in actions if isinstance(a, (Take, UseReserve))), None)
 
 
 def _take_seen(action: Take | UseReserve, seen: Observation) -> bool:

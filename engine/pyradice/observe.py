@@ -298,13 +298,17 @@ def _inferred(state: PyradiceState, actions: Sequence[Action], seen: Observation
         state = after
 
 
-def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> tuple[Action, ...]:
-    if state.phase is Phase.OVER:
-        raise IllegalActionError("the game is over: no turn to explain")
-    if state.phase is Phase.ROLL_OFF:
-        raise IllegalActionError("the first player is not known yet: no turn to explain")
-    seat = state.turn
-    found = list(_search(state, seat, seen, (), partial))
+def outcomes(state: PyradiceState, seen: Observation, *, partial: bool = False) -> list[tuple[Action, ...]]:
+    """Every different outcome of the mover's turn that fits ``seen`` with the readings in doubt left out (the
+    plainest actions of each), before :attr:`Observation.as_read` is consulted; empty when none fits."""
+    if state.phase in (Phase.OVER, Phase.ROLL_OFF):
+        return []
+    return [_plainest(group) for _, group in _outcomes(state, seen, partial)]
+
+
+def _outcomes(state: PyradiceState, seen: Observation, partial: bool
+              ) -> list[tuple[PyradiceState, list[tuple[Action, ...]]]]:
+    found = list(_search(state, state.turn, seen, (), partial))
     if partial and found:
         # A die in hand fits only because the slot it went to reads in doubt: when placing it there fits as
         # well, it was placed (with every slot read sure the two cannot both fit).
@@ -312,16 +316,26 @@ def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> 
             found = [(p, s) for p, s in found if s.phase is not Phase.PLACE]
         shortest = min(len(p) for p, _ in found)
         found = [(p, s) for p, s in found if len(p) == shortest]
-    if not found:
-        raise IllegalActionError(_why_not(state, seen, partial))
-    outcomes: list[tuple[PyradiceState, list[tuple[Action, ...]]]] = []
+    out: list[tuple[PyradiceState, list[tuple[Action, ...]]]] = []
     for path, end in found:
-        for known, paths in outcomes:
+        for known, paths in out:
             if known == end:
                 paths.append(path)
                 break
         else:
-            outcomes.append((end, [path]))
+            out.append((end, [path]))
+    return out
+
+
+def _explain_actions(state: PyradiceState, seen: Observation, partial: bool) -> tuple[Action, ...]:
+    if state.phase is Phase.OVER:
+        raise IllegalActionError("the game is over: no turn to explain")
+    if state.phase is Phase.ROLL_OFF:
+        raise IllegalActionError("the first player is not known yet: no turn to explain")
+    seat = state.turn
+    outcomes = _outcomes(state, seen, partial)
+    if not outcomes:
+        raise IllegalActionError(_why_not(state, seen, partial))
     if len(outcomes) > 1 and seen.as_read:
         agreeing = [o for o in outcomes if _agrees_as_read(o[0], seat, seen)]
         if len(agreeing) == 1:
