@@ -36,8 +36,9 @@ renders: ``python -m vision.pyramido_read --measure [--exploration]`` (docs/pyra
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
@@ -219,9 +220,11 @@ class Lattice:
                 "quarter_mm": round(self.quarter_mm, 3), "agreement": round(self.agreement, 3)}
 
 
-def _edge_points(lab: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Strong edges of the rectified zone: (x, y) of vertical edges, (x, y) of horizontal ones, their weights."""
-    sm = cv2.GaussianBlur(lab, (0, 0), 1.0)
+def _edge_points(lab: np.ndarray, keep: np.ndarray, ppm: float = PX_PER_MM,
+                 smoothed: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Strong edges of the rectified zone (``ppm`` pixels per mm; ``smoothed`` when already blurred, as
+    :func:`cv2.pyrDown` does): (x, y) of vertical edges, (x, y) of horizontal ones, their weights."""
+    sm = lab if smoothed else cv2.GaussianBlur(lab, (0, 0), 1.0)
     gx = np.zeros(sm.shape[:2], np.float32)
     gy = np.zeros(sm.shape[:2], np.float32)
     for c, wgt in ((0, 1.0), (1, 0.7), (2, 0.7)):
@@ -231,11 +234,12 @@ def _edge_points(lab: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndar
         gy += wgt * np.abs(dy)
     mag = gx + gy
     mag[~keep] = 0
-    strong = mag > max(25.0, float(np.percentile(mag, 88)))
+    # A gradient per pixel is larger at a coarser scale (the same step over fewer pixels): the floor follows.
+    strong = mag > max(25.0 * PX_PER_MM / ppm, float(np.percentile(mag, 88)))
     # Only edges between two coloured sides: a piece's edge against the paper is moved outwards by its
     # shadow and by the side wall a tilted camera sees; an edge between two blocks is where the blocks meet.
     coloured = np.hypot(sm[:, :, 1], sm[:, :, 2]) > COLOURED_CHROMA
-    k = max(2, round(0.1 * 17.0 * PX_PER_MM))
+    k = max(2, round(0.1 * 17.0 * ppm))
     both_x = np.zeros_like(coloured)
     both_x[:, k:-k] = coloured[:, :-2 * k] & coloured[:, 2 * k:]
     both_y = np.zeros_like(coloured)
@@ -260,17 +264,19 @@ def _concentration(coord: np.ndarray, weight: np.ndarray, period: float) -> tupl
 
 def fit_lattice(lab: np.ndarray, keep: np.ndarray, rect: Rect, ppm: float, quarter_mm: float | None = None,
                 prior: Lattice | None = None, camera: CameraPlace | None = None,
-                height_mm: float = 0.0) -> Lattice | None:
+                height_mm: float = 0.0, smoothed: bool = False) -> Lattice | None:
     """The half-block lattice on which the pieces' edges in the rectified zone agree most (mat mm), or None
     when there are too few edges (an empty zone). ``prior``: a lattice fitted before (searched near it).
     With ``camera``, edges are first taken back from where they are seen to where they lie at ``height_mm``
     (stage 1's top), so the lattice is in the mat's true millimetres, not the view's."""
-    v, hz, wv, wh = _edge_points(lab, keep)
+    v, hz, wv, wh = _edge_points(lab, keep, ppm, smoothed)
     if camera is not None and height_mm > 0:
         v = camera.unshift(v / ppm + (rect.x, rect.y), height_mm) - (rect.x, rect.y)
         hz = camera.unshift(hz / ppm + (rect.x, rect.y), height_mm) - (rect.x, rect.y)
         v, hz = v * ppm, hz * ppm
-    if len(v) < 40 or len(hz) < 40:
+    # Edge points per mm of edge fall with the scale (40 at 2 px/mm: a few centimetres of domino edge).
+    least = round(40 * ppm / PX_PER_MM)
+    if len(v) < least or len(hz) < least:
         return None
     rng = np.random.default_rng(0)
     if len(v) > 1500:
@@ -298,7 +304,7 @@ def fit_lattice(lab: np.ndarray, keep: np.ndarray, rect: Rect, ppm: float, quart
         lo, hi = QUARTER_MM_RANGE if prior is None else (prior.quarter_mm - 0.4, prior.quarter_mm + 0.4)
         qs = np.arange(lo, hi + 1e-9, 0.2 if prior is None else 0.1)
         q = float(max(qs, key=lambda qq: score(float(best_angle), float(qq))[0]))
-    angle, q, u0, w0 = _refine(vm, hm, wv, wh, float(best_angle), q, quarter_mm is None)
+    angle, q, u0, w0 = _refine(vm, hm, wv, wh, float(best_angle), q, quarter_mm is None, max(10, least // 2))
     total = score(angle, q)[0]
     a = math.radians(angle)
     # The lattice corner nearest the rect's top-left, from (u0, w0) in turned coordinates.
@@ -309,7 +315,7 @@ def fit_lattice(lab: np.ndarray, keep: np.ndarray, rect: Rect, ppm: float, quart
 
 
 def _refine(vm: np.ndarray, hm: np.ndarray, wv: np.ndarray, wh: np.ndarray, angle: float, q: float,
-            free_period: bool) -> tuple[float, float, float, float]:
+            free_period: bool, least: int = 20) -> tuple[float, float, float, float]:
     """Least squares on the edges near the lattice lines: each vertical edge at u = u0 + n q - d w, each
     horizontal one at w = w0 + m q + d u (d: a further small turn), dropping edges off every line."""
     a = math.radians(angle)
@@ -330,7 +336,7 @@ def _refine(vm: np.ndarray, hm: np.ndarray, wv: np.ndarray, wh: np.ndarray, angl
         rh = wh_ - (w0 + m * q)
         tol = 0.12 * q if it else 0.2 * q
         kv, kh = np.abs(rv) < tol, np.abs(rh) < tol
-        if kv.sum() < 20 or kh.sum() < 20:
+        if kv.sum() < least or kh.sum() < least:
             break
         # Unknowns: u0, w0, q (or fixed), d.
         rows_v = np.column_stack([np.ones(kv.sum()), np.zeros(kv.sum()), n[kv], -wvv[kv]])
@@ -435,12 +441,14 @@ def _printed_mask(zone: Zone, rect: Rect, ppm: float, shape: tuple[int, int]) ->
     return keep > 0
 
 
-def _white_gains(rect_img: np.ndarray, zone: Zone, rect: Rect, ppm: float) -> np.ndarray:
+def _white_gains(rect_img: np.ndarray | Callable[[int, int, int, int], np.ndarray], zone: Zone, rect: Rect,
+                 ppm: float) -> np.ndarray:
     """Per-channel gains that bring the mat's paper around the zone to PAPER_LEVEL.
 
     Four strips of bare paper (right of the zone, below it, and the narrow bands left of and above it): each
     gives the median of its brighter half, and the brightest strip wins, since a hand or a piece over a strip
-    is darker than paper under the same light."""
+    is darker than paper under the same light. ``rect_img``: the rectified zone, or a function giving its
+    pixels x0..x1, y0..y1 (a zone not rectified whole)."""
     r = zone.rect
     right, bottom = rect.x + rect.w, rect.y + rect.h
     strips = [Rect(r.x + r.w + 4, r.y, min(6.0, right - (r.x + r.w + 4)), r.h),
@@ -453,11 +461,16 @@ def _white_gains(rect_img: np.ndarray, zone: Zone, rect: Rect, ppm: float) -> np
             continue
         x0, y0 = round((s.x - rect.x) * ppm), round((s.y - rect.y) * ppm)
         x1, y1 = round((s.x + s.w - rect.x) * ppm), round((s.y + s.h - rect.y) * ppm)
-        px = rect_img[max(0, y0):y1, max(0, x0):x1].reshape(-1, 3).astype(np.float32)
+        x0, y0 = max(0, x0), max(0, y0)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        crop = rect_img(x0, y0, x1, y1) if callable(rect_img) else rect_img[y0:y1, x0:x1]
+        px = crop.reshape(-1, 3).astype(np.float32)
         if len(px) < 20:
             continue
         bright = px.sum(axis=1)
-        white = np.median(px[bright >= np.percentile(bright, 50)], axis=0)
+        upper = px[bright >= _median(bright)]
+        white = np.array([_median(upper[:, c]) for c in range(3)], np.float32)
         if best is None or white.sum() > best.sum():
             best = white
     if best is None:
@@ -467,71 +480,141 @@ def _white_gains(rect_img: np.ndarray, zone: Zone, rect: Rect, ppm: float) -> np
 
 def _window_offsets(q_px: float, half: float, step: float = 2.0) -> np.ndarray:
     """Sample offsets (pixels) of a square window of half-size ``half`` quarter cells."""
+    return _window_cached(float(q_px), float(half), float(step))
+
+
+@lru_cache(maxsize=64)
+def _window_cached(q_px: float, half: float, step: float) -> np.ndarray:
     n = max(2, int(2 * half * q_px / step))
     g = (np.arange(n) + 0.5) / n * 2 - 1
     xx, yy = np.meshgrid(g * half * q_px, g * half * q_px)
-    return np.column_stack([xx.ravel(), yy.ravel()])
+    out = np.column_stack([xx.ravel(), yy.ravel()])
+    out.flags.writeable = False  # shared between calls
+    return out
+
+
+@lru_cache(maxsize=64)
+def _corner_weights(q_px: float, half: float) -> np.ndarray:
+    """(W, 4): each of the window's four corners (beyond a quarter cell from the middle both ways) as weights
+    that average the window's samples there, so that one product gives the four corners' shares."""
+    win = _window_offsets(q_px, half)
+    out = np.zeros((len(win), 4), np.float32)
+    for k, (sx, sy) in enumerate(((-1, -1), (-1, 1), (1, -1), (1, 1))):
+        part = (sx * win[:, 0] > 0.25 * q_px) & (sy * win[:, 1] > 0.25 * q_px)
+        out[part, k] = 1.0 / max(int(part.sum()), 1)
+    out.flags.writeable = False
+    return out
+
+
+def _median(x: np.ndarray) -> float:
+    """np.median of a 1-d array (the same value), without its overhead on small arrays."""
+    n = len(x)
+    if n == 0:
+        return float("nan")
+    k = n // 2
+    if n % 2:
+        return float(np.partition(x, k)[k])
+    part = np.partition(x, (k - 1, k))
+    return float((part[k - 1] + part[k]) / 2)
+
+
+def _median_rows(x: np.ndarray) -> np.ndarray:
+    """np.median(x, axis=1) (the same values), without its overhead on small arrays."""
+    w = x.shape[1]
+    part = np.sort(x, axis=1)
+    return np.asarray(part[:, w // 2] if w % 2 else (part[:, w // 2 - 1] + part[:, w // 2]) / 2)
 
 
 def _sample(lab: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Bilinear samples of ``lab`` at pixel points (..., 2) -> (..., 3)."""
+    """Bilinear samples of ``lab`` (8-bit CIELAB, as :func:`_balanced_lab` codes it, or CIELAB units) at pixel
+    points (..., 2) -> (..., 3) in CIELAB units."""
     shape = pts.shape[:-1]
     flat = pts.reshape(-1, 2).astype(np.float32)
     mapx = flat[:, 0].reshape(1, -1)
     mapy = flat[:, 1].reshape(1, -1)
     out = cv2.remap(lab, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if out.dtype == np.uint8:
+        out = _lab_units(out)
     return out.reshape(*shape, 3)
 
 
-def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette: Palette) -> dict[str, np.ndarray]:
+def _hue_tables(palette: Palette) -> tuple[np.ndarray, np.ndarray]:
+    """For every whole degree of hue: the nearest palette colour (index in COLOURS) and the distance (radians)
+    to each colour (360 x 5): a table lookup instead of five circular differences per pixel."""
+    return _hue_tables_of(tuple(float(v) for v in palette.hues()))
+
+
+@lru_cache(maxsize=16)
+def _hue_tables_of(hues: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    deg = np.radians(np.arange(360, dtype=np.float64))
+    dist = np.abs((deg[:, None] - np.asarray(hues)[None, :] + np.pi) % (2 * np.pi) - np.pi)
+    nearest, dist32 = np.argmin(dist, axis=1), dist.astype(np.float32)
+    nearest.flags.writeable = False
+    dist32.flags.writeable = False
+    return nearest, dist32
+
+
+def _hue_index(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hue to the whole degree (0..359) of CIELAB a, b (the palette tables' index; cv2.phase is good to 0.3
+    degrees, well inside the whole degree)."""
+    shape = a.shape
+    deg = cv2.phase(np.ascontiguousarray(a, np.float32).reshape(-1, 1),
+                    np.ascontiguousarray(b, np.float32).reshape(-1, 1), angleInDegrees=True)
+    return (np.rint(deg).astype(np.int32) % 360).reshape(shape)
+
+
+def _cell_features(lab: np.ndarray | Prepared, centres_px: np.ndarray, q_px: float,
+                   palette: Palette) -> dict[str, np.ndarray]:
     """Per cell: share of coloured pixels, the winning hue and its share, its mean hue distance (degrees),
-    and the icon score (the centre's lightness over the block's own, in CIELAB L)."""
+    and the icon score (the centre's lightness over the block's own, in CIELAB L). ``lab``: the rectified zone
+    in 8-bit CIELAB, or a zone prepared sparsely (:func:`prepare_sparse`)."""
+    sample = lab.sample if isinstance(lab, Prepared) else partial(_sample, lab)
     win = _window_offsets(q_px, 0.40)
     disc_all = _window_offsets(q_px, 0.22, 1.5)
     disc = disc_all[np.hypot(disc_all[:, 0], disc_all[:, 1]) <= 0.22 * q_px]
-    s = _sample(lab, centres_px[:, None, :] + win[None, :, :])  # (N, W, 3)
-    d = _sample(lab, centres_px[:, None, :] + disc[None, :, :])
+    n = len(centres_px)
+    rows = np.arange(n)
+    s = sample(centres_px[:, None, :] + win[None, :, :])  # (N, W, 3)
+    d = sample(centres_px[:, None, :] + disc[None, :, :])
     chroma = np.hypot(s[:, :, 1], s[:, :, 2])
     coloured = chroma > COLOURED_CHROMA
     share = coloured.mean(axis=1)
-    hue = np.arctan2(s[:, :, 2], s[:, :, 1])
-    ref = palette.hues()
-    diff = np.abs((hue[:, :, None] - ref[None, None, :] + np.pi) % (2 * np.pi) - np.pi)  # (N, W, 5)
-    nearest = np.argmin(diff, axis=2)
-    onehot = (nearest[:, :, None] == np.arange(len(COLOURS))[None, None, :]) & coloured[:, :, None]
-    votes = onehot.sum(axis=1).astype(np.float64)
+    nearest_of, dist_of = _hue_tables(palette)
+    hue_idx = _hue_index(s[:, :, 1], s[:, :, 2])
+    nearest = nearest_of[hue_idx]  # (N, W)
+    votes = np.stack([((nearest == k) & coloured).sum(axis=1) for k in range(len(COLOURS))], axis=1)
     winner = np.argmax(votes, axis=1)
     n_col = np.maximum(coloured.sum(axis=1), 1)
-    win_share = votes[np.arange(len(winner)), winner] / n_col
-    mine = onehot[np.arange(len(winner)), :, winner]  # (N, W): pixels of the winning colour
+    win_share = votes[rows, winner] / n_col
+    mine = (nearest == winner[:, None]) & coloured  # (N, W): pixels of the winning colour
     mine_n = np.maximum(mine.sum(axis=1), 1)
-    hue_dist = np.degrees((diff[np.arange(len(winner)), :, winner] * mine).sum(axis=1) / mine_n)
+    near_dist = dist_of[hue_idx, nearest]
+    hue_dist = np.degrees((near_dist * mine).sum(axis=1) / mine_n)
     hue_dist = np.where(mine.any(axis=1), hue_dist, 180.0)
     # The block's own lightness: the lower quartile of its pixels of the winning colour (an icon is lighter,
     # and covers less than half the window; the block's art darkens only a thin band).
     ls = np.sort(np.where(mine, s[:, :, 0], np.inf), axis=1)
     quart = np.minimum((mine_n * 0.25).astype(int), ls.shape[1] - 1)
-    block_l = np.where(mine.any(axis=1), ls[np.arange(len(winner)), quart], np.median(s[:, :, 0], axis=1))
+    block_l = np.where(mine.any(axis=1), ls[rows, quart], _median_rows(s[:, :, 0]))
     # Against the block's own pixels and against the palette's lightness of its colour: a plain cell half in a
     # higher block's shadow has dark pixels that would make its centre look light against them alone.
     taught_l = np.array([palette.lab[c][0] for c in COLOURS])[winner]
     # The centre's lightness over its pixels of the cell's colour or pale (an icon's light inside and white rim):
     # a higher neighbour seen leaning over the cell's edge is another colour and is left out.
-    d_hue = np.arctan2(d[:, :, 2], d[:, :, 1])
-    d_diff = np.abs((d_hue - ref[winner][:, None] + np.pi) % (2 * np.pi) - np.pi)
+    d_diff = dist_of[_hue_index(d[:, :, 1], d[:, :, 2]), winner[:, None]]
     d_chroma = np.hypot(d[:, :, 1], d[:, :, 2])
     own = (d_diff < np.radians(HUE_FAR)) | ((d_chroma < 2 * COLOURED_CHROMA) & (d[:, :, 0] > 55))
     dl = np.sort(np.where(own, d[:, :, 0], np.inf), axis=1)
     own_n = own.sum(axis=1)
     mid = np.minimum(own_n // 2, dl.shape[1] - 1)
     enough = own_n >= 0.5 * d.shape[1]
-    centre_l = np.where(enough, dl[np.arange(len(winner)), mid], np.median(d[:, :, 0], axis=1))
+    centre_l = np.where(enough, dl[rows, mid], _median_rows(d[:, :, 0]))
     dc = np.sort(np.where(own, d_chroma, np.inf), axis=1)
-    centre_c = np.where(enough, dc[np.arange(len(winner)), mid], np.median(d_chroma, axis=1))
+    centre_c = np.where(enough, dc[rows, mid], _median_rows(d_chroma))
     # A printed gem is paler than its block: lighter (clearest on dark colours) and less saturated (clearest
     # on the bright ones, orange and red).
     bc = np.sort(np.where(mine, chroma, -np.inf), axis=1)[:, ::-1]
-    block_c = np.where(mine.any(axis=1), bc[np.arange(len(winner)), np.minimum(mine_n // 2, bc.shape[1] - 1)], 1.0)
+    block_c = np.where(mine.any(axis=1), bc[rows, np.minimum(mine_n // 2, bc.shape[1] - 1)], 1.0)
     taught_c = np.array([math.hypot(palette.lab[c][1], palette.lab[c][2]) for c in COLOURS])[winner]
     by_block = centre_l - block_l + PALE_WEIGHT * (1 - centre_c / np.maximum(block_c, 1.0))
     by_palette = centre_l - taught_l + PALE_WEIGHT * (1 - centre_c / np.maximum(taught_c, 1.0))
@@ -541,12 +624,7 @@ def _cell_features(lab: np.ndarray, centres_px: np.ndarray, q_px: float, palette
     l_off = np.abs(block_l - taught_l)
     # The window's four corners: a cell inside a block has all four coloured even when a washed-out icon makes
     # its middle look like paper; paper beside a block has at most two.
-    corner_px = (np.abs(win[:, 0]) > 0.25 * q_px) & (np.abs(win[:, 1]) > 0.25 * q_px)
-    corners = np.zeros(len(winner), np.int64)
-    for sx in (-1, 1):
-        for sy in (-1, 1):
-            part = corner_px & (np.sign(win[:, 0]) == sx) & (np.sign(win[:, 1]) == sy)
-            corners += coloured[:, part].mean(axis=1) > 0.5
+    corners = ((coloured.astype(np.float32) @ _corner_weights(float(q_px), 0.40)) > 0.5).sum(axis=1)
     return {"share": share, "corners": corners, "winner": winner, "win_share": win_share, "hue_dist": hue_dist,
             "likeness": likeness,
             "l_off": l_off, "l_signed": block_l - taught_l,
@@ -561,13 +639,56 @@ def _conf(x: np.ndarray, at: float, doubt: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A zone rectified and white-balanced once, to be sampled as often as needed (CIELAB, float)."""
+    """A zone rectified and white-balanced once, to be sampled as often as needed (``lab``: 8-bit CIELAB, see
+    :func:`_balanced_lab`; :func:`_sample` gives CIELAB units)."""
 
     view: ZoneView
     rect: Rect
-    lab: np.ndarray
+    lab: np.ndarray | None  # None: not rectified whole, sampled from ``frame`` where needed
     camera: CameraPlace
     gains: np.ndarray
+    frame: np.ndarray | None = None
+    #: Pixels of the rectified zone (at PX_PER_MM) -> pixels of the frame.
+    to_frame: np.ndarray | None = None
+
+    def sample(self, pts: np.ndarray) -> np.ndarray:
+        """CIELAB (units) at points (..., 2) given in pixels of the rectified zone."""
+        if self.lab is not None:
+            return _sample(self.lab, pts)
+        assert self.frame is not None and self.to_frame is not None
+        shape = pts.shape[:-1]
+        flat = cv2.perspectiveTransform(pts.reshape(1, -1, 2).astype(np.float64), self.to_frame)[0].astype(np.float32)
+        bgr = cv2.remap(self.frame, flat[:, 0].reshape(1, -1), flat[:, 1].reshape(1, -1), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        return _lab_units(_balanced_lab(bgr, self.gains)).reshape(*shape, 3)
+
+    def crop(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """The rectified zone's pixels x0..x1, y0..y1 in 8-bit BGR, not balanced (``lab`` None only)."""
+        assert self.frame is not None and self.to_frame is not None
+        return _warp_frame(self.frame, self.to_frame @ _translation(x0, y0), (x1 - x0, y1 - y0))
+
+
+def _translation(x: float, y: float) -> np.ndarray:
+    return np.array([[1.0, 0.0, x], [0.0, 1.0, y], [0.0, 0.0, 1.0]])
+
+
+def _warp_frame(frame: np.ndarray, to_frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    return np.asarray(cv2.warpPerspective(frame, to_frame, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                          borderMode=cv2.BORDER_REPLICATE))
+
+
+def prepare_sparse(image: np.ndarray, view: ZoneView, focal_px: float | None = None) -> Prepared:
+    """The zone white-balanced on the paper beside it but not rectified whole: the places read are taken from the
+    frame where they are needed (:meth:`Prepared.sample`, :func:`_grid`). For a zone read only in parts (the
+    exploration area: five piles and five gem areas in a mat of paper), at the same scale and the same values as
+    :func:`prepare` gives them, for a fraction of the pixels."""
+    fit, zone = view.fit, view.zone
+    rect = _grown(zone, fit.mat.size)
+    s = np.array([[PX_PER_MM, 0, -PX_PER_MM * rect.x], [0, PX_PER_MM, -PX_PER_MM * rect.y], [0, 0, 1]], np.float64)
+    to_frame = fit.mat_to_image @ np.linalg.inv(s)
+    probe = Prepared(view, rect, None, camera_place(fit, focal_px), np.ones(3, np.float32), image, to_frame)
+    gains = _white_gains(probe.crop, zone, rect, PX_PER_MM)
+    return replace(probe, gains=gains)
 
 
 def prepare(image: np.ndarray, view: ZoneView, focal_px: float | None = None,
@@ -577,23 +698,46 @@ def prepare(image: np.ndarray, view: ZoneView, focal_px: float | None = None,
     rect = _grown(zone, fit.mat.size)
     img = _rectify(image, fit, rect, PX_PER_MM)
     gains = _white_gains(img, zone, rect, PX_PER_MM)
-    balanced = img.astype(np.float32)
-    balanced *= (gains / 255.0).astype(np.float32)[None, None, :]
-    np.minimum(balanced, 1.0, out=balanced)  # (in place: the same as clipping to 0..1, at half the cost)
-    lab = cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab)
-    return Prepared(view, rect, lab, camera or camera_place(fit, focal_px), gains)
+    return Prepared(view, rect, _balanced_lab(img, gains), camera or camera_place(fit, focal_px), gains)
+
+
+#: 8-bit CIELAB (L scaled to 0..255, a and b offset by 128) back to CIELAB units.
+_LAB8_TO_UNITS = np.array([[100.0 / 255.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, -128.0], [0.0, 0.0, 1.0, -128.0]],
+                          np.float32)
+
+
+def _balanced_lab(img: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """The rectified zone (8-bit BGR) times the paper's gains, clipped at white, in 8-bit CIELAB (OpenCV's coding:
+    L x 255/100, a and b + 128; :func:`_lab_units` and :func:`_sample` give CIELAB units).
+
+    Kept in 8 bits (OpenCV converts 8-bit BGR to CIELAB through tables, and only the pixels sampled are turned into
+    floats): a fifth of the float path's time; the quantisation (under 0.6 L and 1.7 a/b levels, measured) is far
+    below every threshold the reader uses."""
+    balanced = cv2.transform(img, np.diag(np.asarray(gains, np.float32)))  # saturates at 255: clipped at white
+    return np.asarray(cv2.cvtColor(balanced, cv2.COLOR_BGR2Lab))
+
+
+def _lab_units(lab8: np.ndarray) -> np.ndarray:
+    """8-bit CIELAB (OpenCV's coding) in CIELAB units, float32 (one affine map per pixel: cv2.transform)."""
+    return np.asarray(cv2.transform(lab8.astype(np.float32), _LAB8_TO_UNITS))
 
 
 def lattice_of(prep: Prepared, quarter_mm: float | None = None, thickness_mm: float = THICKNESS_MM,
                prior: Lattice | None = None) -> Lattice | None:
-    keep = _printed_mask(prep.view.zone, prep.rect, PX_PER_MM, (prep.lab.shape[0], prep.lab.shape[1]))
-    return fit_lattice(prep.lab, keep, prep.rect, PX_PER_MM, quarter_mm, prior, prep.camera, thickness_mm)
+    # The edges at half the scale (1 px/mm, a quarter of the pixels): the least-squares fit on hundreds of edge
+    # points still places the lattice to a fraction of a millimetre, and pyrDown's blur is the smoothing wanted.
+    assert prep.lab is not None, "a pyramid zone is rectified whole (prepare, not prepare_sparse)"
+    small = _lab_units(cv2.pyrDown(prep.lab))
+    ppm = PX_PER_MM / 2
+    keep = _printed_mask(prep.view.zone, prep.rect, ppm, (small.shape[0], small.shape[1]))
+    return fit_lattice(small, keep, prep.rect, ppm, quarter_mm, prior, prep.camera, thickness_mm, smoothed=True)
 
 
 def read_cells(prep: Prepared, lattice: Lattice | None, palette: Palette, *, seat: int,
                stages: Mapping[Cell, int] | None = None, default_stage: int = 1,
-               thickness_mm: float = THICKNESS_MM) -> PyramidReading:
-    """Every lattice cell of the zone read at its stage's height (``stages`` in this lattice's indices)."""
+               thickness_mm: float = THICKNESS_MM, shift: tuple[int, int] = (0, 0)) -> PyramidReading:
+    """Every lattice cell of the zone read at its stage's height (``stages`` in this lattice's indices); each
+    cell's index moved by ``shift`` (onto the engine's coordinates, see :meth:`PyramidReading.shifted`)."""
     zone, fit, rect = prep.view.zone, prep.view.fit, prep.rect
     if lattice is None:
         return PyramidReading(zone.key, seat, (), None, camera=prep.camera)
@@ -617,7 +761,7 @@ def read_cells(prep: Prepared, lattice: Lattice | None, palette: Palette, *, sea
     h = np.minimum(heights, cam.height_mm * 0.5)[:, None]
     seen_mm = centres_mm + (centres_mm - nadir) * (h / (cam.height_mm - h))
     seen_px = (seen_mm - (rect.x, rect.y)) * PX_PER_MM - 0.5
-    f = _cell_features(prep.lab, seen_px, q * PX_PER_MM, palette)
+    f = _cell_features(prep, seen_px, q * PX_PER_MM, palette)
     share = f["share"]
     occ = share >= (EMPTY_SHARE + BLOCK_SHARE) / 2
     occ_conf = np.where((share >= BLOCK_SHARE) | (share <= EMPTY_SHARE), 1.0,
@@ -634,24 +778,23 @@ def read_cells(prep: Prepared, lattice: Lattice | None, palette: Palette, *, sea
     icon_conf = np.where(icon, _conf(np.maximum(f["icon_low"], ICON_AT), ICON_AT, ICON_DOUBT),
                          _conf(np.minimum(f["icon_high"], ICON_AT), ICON_AT, ICON_DOUBT))
     frame_pts = fit.mat_to_frame(seen_mm) if len(seen_mm) else np.zeros((0, 2))
-    out = []
-    for n, c in enumerate(cells):
-        centre = (float(frame_pts[n, 0]), float(frame_pts[n, 1]))
-        if occ[n]:
-            sure = bool(occ_conf[n] >= 1.0 and f["win_share"][n] >= HUE_SURE and f["hue_dist"][n] <= HUE_FAR
-                        and icon_conf[n] >= 1.0 and LIKENESS[0] <= f["likeness"][n] <= LIKENESS[1]
-                        and f["l_off"][n] <= LIGHTNESS_OFF)
-            out.append(CellReading(c, COLOURS[int(f["winner"][n])], bool(icon[n]), float(occ_conf[n]),
-                                   float(colour_conf[n]), float(icon_conf[n]), sure, centre, float(f["icon"][n]),
-                                   float(share[n])))
-        else:
-            out.append(CellReading(c, None, False, float(occ_conf[n]), 1.0, 1.0, bool(occ_conf[n] >= 1.0), centre,
-                                   float(f["icon"][n]), float(share[n])))
+    sure = np.where(occ, (occ_conf >= 1.0) & (f["win_share"] >= HUE_SURE) & (f["hue_dist"] <= HUE_FAR)
+                    & (icon_conf >= 1.0) & (f["likeness"] >= LIKENESS[0]) & (f["likeness"] <= LIKENESS[1])
+                    & (f["l_off"] <= LIGHTNESS_OFF), occ_conf >= 1.0)
+    # Plain Python values once (a per-cell numpy index costs more than the cell's reading).
+    dx, dy = shift
+    cols = [COLOURS[w] if o else None for w, o in zip(f["winner"].tolist(), occ.tolist(), strict=True)]
+    out = [CellReading((c[0] + dx, c[1] + dy), col, bool(i and col is not None), oc,
+                       cc if col is not None else 1.0, ic if col is not None else 1.0, su, (px, py), sc, sh)
+           for c, col, i, oc, cc, ic, su, (px, py), sc, sh in zip(
+               cells, cols, icon.tolist(), occ_conf.tolist(), colour_conf.tolist(), icon_conf.tolist(),
+               sure.tolist(), frame_pts.tolist(), f["icon"].tolist(), share.tolist(), strict=True)]
     problems = []
     if lattice.agreement < 0.35:
         problems.append(f"the dominoes' edges do not line up on one grid (agreement {lattice.agreement:.2f}): "
                         "is a domino lying crooked?")
-    return PyramidReading(zone.key, seat, tuple(out), lattice, problems=tuple(problems), camera=cam)
+    return PyramidReading(zone.key, seat, tuple(out), lattice, aligned=shift != (0, 0), problems=tuple(problems),
+                          camera=cam)
 
 
 def read_zone(image: np.ndarray, view: ZoneView, palette: Palette | None = None, *, seat: int | None = None,
@@ -736,6 +879,9 @@ class PyramidReader:
         self.thickness_mm = thickness_mm
         self.focal_px = focal_px
         self.lattices: dict[str, Lattice] = {}
+        #: Per zone, where the engine's quarter cell (0, 0) lay on the mat (mm, its corner) in the last reading that
+        #: lay over the record: the next frame is read once, at the recorded heights, where the record says.
+        self.origins: dict[str, tuple[float, float]] = {}
 
     def read(self, image: np.ndarray, view: ZoneView, known: Known | None = None,
              seat: int | None = None) -> PyramidReading:
@@ -747,6 +893,10 @@ class PyramidReader:
         prep = prepare(image, view, self.focal_px)
         prior = self.lattices.get(view.zone.key)
         lattice = lattice_of(prep, self.quarter_mm, self.thickness_mm, prior)
+        if known and lattice is not None:
+            once = self._read_once(prep, lattice, known, seat)
+            if once is not None:
+                return once
         # First at stage 1's height (most of what is seen, and the lattice's own height): enough to align.
         first = read_cells(prep, lattice, self.palette, seat=seat, default_stage=1, thickness_mm=self.thickness_mm)
         if not known or lattice is None:
@@ -788,7 +938,37 @@ class PyramidReader:
         if len(problems) > len(first.problems):
             # Not lying over the record: nothing of this reading is sure.
             out = replace(out, cells=tuple(replace(c, sure=False) for c in out.cells))
+            self.origins.pop(view.zone.key, None)
+        else:
+            self._keep_origin(view.zone.key, lattice, a)
         return replace(out, problems=tuple(problems) + second.problems)
+
+    def _keep_origin(self, key: str, lattice: Lattice, a: Alignment) -> None:
+        corner = lattice.to_mat(np.array([[-a.dx, -a.dy]], np.float64))[0]
+        self.origins[key] = (float(corner[0]), float(corner[1]))
+
+    def _read_once(self, prep: Prepared, lattice: Lattice, known: Known, seat: int) -> PyramidReading | None:
+        """The pyramid read in one pass, at the recorded heights where the last reading put the record, when it
+        still lies there (the same translation, at most 8 cells off the record: a domino laid covers 8); else
+        None, and it is read in two passes (first at stage 1's height to find the record, then at the heights)."""
+        key = prep.view.zone.key
+        corner = self.origins.get(key)
+        if corner is None:
+            return None
+        ij = _lattice_inverse(lattice, np.array([corner]))[0]
+        if np.abs(ij - np.rint(ij)).max() > 0.3:
+            return None  # the lattice moved by part of a cell: not the same pyramid lying where it lay
+        dx, dy = -int(np.rint(ij[0])), -int(np.rint(ij[1]))
+        stages = {(c[0] - dx, c[1] - dy): v[2] for c, v in known.items()}
+        reading = read_cells(prep, lattice, self.palette, seat=seat, stages=stages, default_stage=1,
+                             thickness_mm=self.thickness_mm, shift=(dx, dy))
+        a = align(reading, known)  # in the engine's coordinates already: the record should lie at (0, 0)
+        if a is None or (a.dx, a.dy) != (0, 0) or a.disagree > 8 or a.runner_up >= 2 * a.agree - len(known):
+            return None
+        if lattice.agreement >= 0.5 and len(known) >= 24:
+            self.lattices[key] = lattice
+        self._keep_origin(key, lattice, Alignment(dx, dy, a.agree, a.disagree, a.runner_up))
+        return replace(reading, aligned=True)
 
 
 def measure_cells(reading: PyramidReading, truth: Mapping[Cell, tuple[Colour, bool]], image: np.ndarray,
@@ -798,8 +978,7 @@ def measure_cells(reading: PyramidReading, truth: Mapping[Cell, tuple[Colour, bo
     fit, zone = view.fit, view.zone
     rect = _grown(zone, fit.mat.size)
     img = _rectify(image, fit, rect, PX_PER_MM)
-    gains = _white_gains(img, zone, rect, PX_PER_MM)
-    lab = cv2.cvtColor(np.clip(img.astype(np.float32) * gains / 255.0, 0, 1), cv2.COLOR_BGR2Lab)
+    lab = _balanced_lab(img, _white_gains(img, zone, rect, PX_PER_MM))
     per: dict[Colour, list[np.ndarray]] = {}
     for c in reading.cells:
         t = truth.get(c.cell)
@@ -870,7 +1049,7 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     ``face_up``: which tops the record says are face up; a face-down top gives only its back's colours (what a
     back looks like beyond that is not known: no photograph), and is never a domino read."""
     palette = palette or Palette.nominal()
-    prep = prepare(image, view, focal_px)
+    prep = prepare_sparse(image, view, focal_px)
     zone = view.zone
     piles = [o.rect for o in zone.outlines if o.label.startswith("pile")]
     areas = [o.rect for o in zone.outlines if o.label.startswith("gems")]
@@ -890,6 +1069,29 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     return tuple(out)
 
 
+def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float) -> np.ndarray:
+    """The zone sampled on the grid ``xs`` x ``ys`` (mat mm, evenly spaced) where a surface ``height_mm`` above the
+    mat is seen (len(ys), len(xs), 3; CIELAB units). The same points :func:`_seen_px` and :func:`_sample` give, but
+    seen at one height a grid stays a grid (scaled about the point below the camera): one affine warp of the
+    rectified zone instead of a map of every point."""
+    cam = prep.camera
+    h = min(height_mm, cam.height_mm * 0.5)
+    grow = 1.0 + h / (cam.height_mm - h)
+    nx, ny = cam.nadir
+    step_x = float(xs[1] - xs[0]) if len(xs) > 1 else 1.0
+    step_y = float(ys[1] - ys[0]) if len(ys) > 1 else 1.0
+    bx = ((nx + (float(xs[0]) - nx) * grow) - prep.rect.x) * PX_PER_MM - 0.5
+    by = ((ny + (float(ys[0]) - ny) * grow) - prep.rect.y) * PX_PER_MM - 0.5
+    m = np.array([[step_x * grow * PX_PER_MM, 0.0, bx], [0.0, step_y * grow * PX_PER_MM, by]], np.float64)
+    if prep.lab is None:
+        assert prep.frame is not None and prep.to_frame is not None
+        bgr = _warp_frame(prep.frame, prep.to_frame @ np.vstack([m, [0.0, 0.0, 1.0]]), (len(xs), len(ys)))
+        return _lab_units(_balanced_lab(bgr, prep.gains))
+    out = cv2.warpAffine(prep.lab, m, (len(xs), len(ys)), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return _lab_units(out) if out.dtype == np.uint8 else np.asarray(out, np.float32)
+
+
 def _seen_px(prep: Prepared, pts_mm: np.ndarray, height_mm: float) -> np.ndarray:
     cam = prep.camera
     h = min(height_mm, cam.height_mm * 0.5)
@@ -903,9 +1105,7 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
     step = 1.0 / PX_PER_MM
     xs = np.arange(pile.x - 3, pile.x + pile.w + 3, step)
     ys = np.arange(pile.y - 3, pile.y + pile.h + 3, step)
-    gx, gy = np.meshgrid(xs, ys)
-    pts = np.column_stack([gx.ravel(), gy.ravel()])
-    lab = _sample(prep.lab, _seen_px(prep, pts, height_mm)[None])[0].reshape(len(ys), len(xs), 3)
+    lab = _grid(prep, xs, ys, height_mm)
     coloured = np.hypot(lab[:, :, 1], lab[:, :, 2]) > COLOURED_CHROMA
     if coloured.mean() < 0.15:
         return None, True, False, 0.0
@@ -921,7 +1121,7 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     centres = np.array([(cx + (qx - 0.5) * q, cy + (qy - 1.5) * q + 2 * q * b)
                         for b in (0, 1) for qy in (0, 1) for qx in (0, 1)])
-    f = _cell_features(prep.lab, _seen_px(prep, centres, height_mm), q * PX_PER_MM, palette)
+    f = _cell_features(prep, _seen_px(prep, centres, height_mm), q * PX_PER_MM, palette)
     blocks = []
     sure = True
     face_up = True
@@ -958,13 +1158,11 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     step = 1.0 / PX_PER_MM
     xs = np.arange(area.x, area.x + area.w, step)
     ys = np.arange(area.y, area.y + area.h, step)
-    gx, gy = np.meshgrid(xs, ys)
-    inside = (((gx - area.x - area.w / 2) / (area.w / 2)) ** 2 + ((gy - area.y - area.h / 2) / (area.h / 2)) ** 2) < 0.9
-    pts = np.column_stack([gx.ravel(), gy.ravel()])
-    lab = _sample(prep.lab, _seen_px(prep, pts, thickness_mm)[None])[0].reshape(len(ys), len(xs), 3)
+    inside = _ellipse(len(xs), len(ys), (area.w / 2) / step, (area.h / 2) / step, 0.9)
+    lab = _grid(prep, xs, ys, thickness_mm)
     light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
     chroma = np.hypot(a, b)
-    paper = float(np.median(light[inside]))
+    paper = _median(light[inside])
     coloured = (chroma > COLOURED_CHROMA) & inside
     fg = ((coloured | (light < paper - GEM_RIM_DARKER)) & inside).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
@@ -975,7 +1173,6 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen, unless the
     # area's printed outline (a light grey) still reads darker than the paper.
     sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5) or _outline_contrast(prep, area) >= OUTLINE_SEEN
-    hue = np.arctan2(b, a)
     ref = palette.hues()
     one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
     core_px = GEM_CORE_MM * PX_PER_MM
@@ -1005,11 +1202,11 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
             if len(cx) == 0:
                 sure = False
                 continue
-            c = float(np.median(chroma[cy, cx]))
-            dark = float(np.median(light[cy, cx])) - paper
+            c = _median(chroma[cy, cx])
+            dark = _median(light[cy, cx]) - paper
             if c >= GEM_SATURATED or (c >= COLOURED_CHROMA and dark < -GEM_DARK):
                 sat = coloured[cy, cx]
-                h = hue[cy[sat], cx[sat]]
+                h = np.arctan2(b[cy[sat], cx[sat]], a[cy[sat], cx[sat]])
                 diff = np.abs((h[:, None] - ref[None, :] + np.pi) % (2 * np.pi) - np.pi)
                 votes = np.bincount(np.argmin(diff, axis=1), minlength=len(COLOURS))
                 counts[int(votes.argmax())] += 1
@@ -1029,6 +1226,16 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     return tuple(counts), mythical, bool(sure)
 
 
+@lru_cache(maxsize=16)
+def _ellipse(nx: int, ny: int, rx: float, ry: float, within: float) -> np.ndarray:
+    """(ny, nx): True inside the ellipse of radii ``rx``, ``ry`` (grid steps, from the grid's origin corner's
+    ellipse centre at (rx, ry)) scaled by sqrt(``within``): a gem area's inside on its sampling grid."""
+    gx, gy = np.meshgrid(np.arange(nx, dtype=np.float64), np.arange(ny, dtype=np.float64))
+    out = (((gx - rx) / rx) ** 2 + ((gy - ry) / ry) ** 2) < within
+    out.flags.writeable = False
+    return out
+
+
 def _outline_contrast(prep: Prepared, area: Rect) -> float:
     """How much darker than the paper inside it (CIELAB L) a gem area's printed elliptic outline reads: the
     darkest point across the line, in 24 sectors, their median (4-9 on renders, 0 when over-exposure washed the
@@ -1036,17 +1243,35 @@ def _outline_contrast(prep: Prepared, area: Rect) -> float:
     step = 1.0 / PX_PER_MM
     xs = np.arange(area.x - 3, area.x + area.w + 3, step)
     ys = np.arange(area.y - 3, area.y + area.h + 3, step)
-    gx, gy = np.meshgrid(xs, ys)
-    dx, dy = gx - area.x - area.w / 2, gy - area.y - area.h / 2
-    r = np.sqrt((dx / (area.w / 2)) ** 2 + (dy / (area.h / 2)) ** 2)
-    pts = np.column_stack([gx.ravel(), gy.ravel()])
-    light = _sample(prep.lab, _seen_px(prep, pts, 0.0)[None])[0].reshape(len(ys), len(xs), 3)[:, :, 0]
-    paper = float(np.median(light[r < 0.9]))
-    ring = (r > 0.93) & (r < 1.07)
-    sector = np.digitize(np.arctan2(dy[ring], dx[ring]), np.linspace(-np.pi, np.pi, 25))
-    on_ring = light[ring]
-    darkest = [float(on_ring[sector == k].min()) for k in np.unique(sector)]
-    return paper - float(np.median(darkest)) if darkest else 0.0
+    inside, ring, starts = _outline_geometry(len(xs), len(ys), (area.w / 2 + 3) / step, (area.h / 2 + 3) / step,
+                                             (area.w / 2) / step, (area.h / 2) / step)
+    light = _grid(prep, xs, ys, 0.0)[:, :, 0]
+    paper = _median(light[inside])
+    if not len(starts):
+        return 0.0
+    darkest = np.minimum.reduceat(light.ravel()[ring], starts)
+    return paper - _median(darkest)
+
+
+@lru_cache(maxsize=16)
+def _outline_geometry(nx: int, ny: int, cx: float, cy: float, rx: float,
+                      ry: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """On a grid around a gem area (centre ``cx``, ``cy``, radii ``rx``, ``ry``, in grid steps): the inside
+    (within 0.9 of the ellipse), and the ring across its outline (0.93-1.07) as flat indices ordered by 24
+    sectors, with each sector's first place in that order (for one ``minimum.reduceat``)."""
+    gx, gy = np.meshgrid(np.arange(nx, dtype=np.float64), np.arange(ny, dtype=np.float64))
+    dx, dy = gx - cx, gy - cy
+    r = np.sqrt((dx / rx) ** 2 + (dy / ry) ** 2)
+    ring = ((r > 0.93) & (r < 1.07)).ravel()
+    where = np.nonzero(ring)[0]
+    sector = np.digitize(np.arctan2(dy.ravel()[where], dx.ravel()[where]), np.linspace(-np.pi, np.pi, 25))
+    order = np.argsort(sector, kind="stable")
+    sector, where = sector[order], where[order]
+    starts = np.nonzero(np.r_[True, sector[1:] != sector[:-1]])[0] if len(sector) else np.zeros(0, np.int64)
+    inside = r < 0.9
+    for a in (inside, where, starts):
+        a.flags.writeable = False
+    return inside, where, starts
 
 
 #: The printed outline must read this much darker than clipped paper for a gem count to be sure.

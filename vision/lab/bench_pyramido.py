@@ -3,7 +3,9 @@
 The frames are rendered by the lab (:mod:`vision.lab.pyramido_render`, seeds 110 and 111, 2 players): each game's
 last state (a full four-stage pyramid) and a state in mid-game. Figures, each the median of several runs:
 reading one player's pyramid against its record (:meth:`vision.pyramido_read.PyramidReader.read`, the zone
-already located), the exploration area (:func:`vision.pyramido_read.read_exploration`), the whole frame as the
+already located; "pyramid" as live, the lattice and the record's place kept from the frame before, so one pass at
+the recorded heights; "cold" a reader that has seen nothing of this table: the lattice searched afresh and two
+passes), the exploration area read afresh (:func:`vision.pyramido_read.read_exploration`), the whole frame as the
 device reads it (:meth:`device.tables.pyramido.PyramidoTable.frame_reader`: locating the mats, the mover's
 pyramid and the exploration area; read afresh, and again on a new picture of the same settled table, whose zones
 look unchanged and keep their readings), and a settled table to the page's data (the adapter's explain of a
@@ -16,6 +18,9 @@ for the load.
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -27,6 +32,18 @@ from vision.lab.bench import available_cpus, core_runs, median_ms, pin
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
     del parser
+
+
+def median_cpu_ms(fn: Callable[[], Any], repeat: int) -> float:
+    """The median CPU time of ``fn`` (``time.process_time``, ms): on a machine shared with other work, the
+    reader's own cost, where wall-clock time (``median_ms``) also counts the time others' processes took."""
+    fn()
+    times = []
+    for _ in range(max(repeat, 3)):
+        start = time.process_time()
+        fn()
+        times.append((time.process_time() - start) * 1000)
+    return statistics.median(times)
 
 
 def scenes() -> list[dict[str, Any]]:
@@ -78,9 +95,17 @@ def run(args: argparse.Namespace) -> int:
                 reader = PyramidReader()
                 reader.read(image, zone, known, seat=seat)  # the lattice kept from the frame before, as live
                 pyramid = median_ms(partial(reader.read, image, zone, known, seat=seat), repeat)
+
+                def cold(image: np.ndarray = image, zone: Any = zone, known: Any = known, seat: int = seat) -> Any:
+                    return PyramidReader().read(image, zone, known, seat=seat)
+
+                pyramid_cold = median_ms(cold, repeat)
+                cpu = [median_cpu_ms(partial(reader.read, image, zone, known, seat=seat), repeat),
+                       median_cpu_ms(cold, repeat)]
                 sizes = [s.size for s in before.spaces]
-                exploration = median_ms(partial(read_exploration, image, ex_zone, pile_sizes=sizes,
-                                                thickness_mm=t["thickness"]), repeat)
+                explore = partial(read_exploration, image, ex_zone, pile_sizes=sizes, thickness_mm=t["thickness"])
+                exploration = median_ms(explore, repeat)
+                cpu.append(median_cpu_ms(explore, repeat))
                 adapter = PyramidoTable(game)
                 adapter.record = before
                 frame_reader = adapter.frame_reader({"players": 2, "domino_mm": t["thickness"]})
@@ -118,9 +143,11 @@ def run(args: argparse.Namespace) -> int:
                 to_page = median_ms(settle, repeat)
                 took = " ".join(game.action_text(a) for a in explained.actions) or \
                     f"asked: {explained.problems[0][:60] if explained.problems else 'nothing'}"
-                print(f"  {label:9s} {t['label']}: pyramid {pyramid:6.1f} ms, exploration area {exploration:6.1f} ms, "
+                print(f"  {label:9s} {t['label']}: pyramid {pyramid:6.1f} ms (cold {pyramid_cold:6.1f} ms), "
+                      f"exploration area {exploration:6.1f} ms, "
                       f"whole frame {frame:6.1f} ms (zones unchanged since read: {steady:5.1f} ms), settled table to "
-                      f"the page's data {to_page:6.1f} ms ({took})")
+                      f"the page's data {to_page:6.1f} ms ({took}); CPU time: pyramid {cpu[0]:.1f} ms (cold "
+                      f"{cpu[1]:.1f}), exploration area {cpu[2]:.1f} ms")
         finally:
             pin(all_cpus)
     return status
