@@ -263,3 +263,21 @@ def test_a_table_the_game_has_passed_is_waited_for_and_an_exchange_needs_both_di
     ended_too = adapter.explain(ben, adapter.observe([_with_zones(now, tray=(), common=(*ben.common, *ben.hand))],
                                                      moved=False))
     assert [str(a) for a in ended_too.actions] == ["end"]
+
+
+def test_a_doubt_between_a_card_on_its_players_mat_and_one_on_another_mat_is_no_question() -> None:
+    from dataclasses import replace
+
+    adapter = adapter_for(GAME)
+    state, table = played(ROLLED)
+    snapshot = snapshot_from_truth(truth_of(state, table))
+
+    def doubted(card: str, other: str) -> Explained:
+        spots = tuple(replace(s, doubt=other) if s.card == card else s for s in snapshot.spots)
+        return adapter.explain(state, adapter.observe([replace(snapshot, spots=spots)], moved=False))
+
+    # red-2 lies on Anna's mat, where the game has it; blue-2 is Ben's: the mat says which (seed 4409).
+    assert doubted("red-2", "blue-2") == Explained()
+    # Two of Anna's own cards: the mat does not tell them apart, asked.
+    asked = doubted("red-2", "red-3")
+    assert asked.problems and "looks like red-2 but could be red-3" in asked.problems[0]

@@ -901,10 +901,16 @@ class DiceTreasureReader:
         self.recognizer.palette = palette
 
     def read(self, frame: np.ndarray, registration: Registration, loose: bool = True,
-             among: Sequence[str] | None = None) -> TableReading:
+             among: Sequence[str] | Mapping[str, Sequence[str]] | None = None) -> TableReading:
         """Every card on the located card spots, the dice on them, and (``loose``) the loose dice. ``among``
-        limits identification to these card ids (the cards the game has dealt)."""
-        wanted = set(among) if among is not None else None
+        limits identification to these card ids (the cards the game has dealt), or, as a mapping, each zone's
+        spots to that zone's ids (the cards the game has on that mat: a look-alike card on another player's mat
+        is no rival; a zone not named takes any of them)."""
+        per_zone = {key: frozenset(ids) for key, ids in among.items()} if isinstance(among, Mapping) else None
+        if per_zone is not None:
+            wanted: set[str] | None = set().union(*per_zone.values())
+        else:
+            wanted = set(among) if among is not None else None
         deck_cards = tuple(c for c in self.deck.motif_cards if wanted is None or c.id in wanted)
         problems = _table_problems(registration)
         loose_dice: dict[str, tuple[LooseDie, ...]] = {}
@@ -944,8 +950,8 @@ class DiceTreasureReader:
         for card in cards:
             if card.identity.card is not None:
                 deck_cards = tuple(c for c in deck_cards if c.id != card.identity.card)
-        for (key, zone, reading, image), identity in zip(seen, self._assign(seen, deck_cards, wanted is not None),
-                                                         strict=True):
+        identities = self._assign(seen, deck_cards, wanted is not None, per_zone)
+        for (key, zone, reading, image), identity in zip(seen, identities, strict=True):
             assert image is not None
             if identity.upside_down != reading.upside_down:
                 reading, image = turned(reading, image)
@@ -969,9 +975,11 @@ class DiceTreasureReader:
         return TableReading(tuple(cards), loose_dice, tuple(problems))
 
     def _assign(self, seen: Sequence[tuple[tuple[str, int], Zone, CardReading, _Card | None]],
-                deck_cards: Sequence[MotifCard], among: bool = False) -> list[Identification]:
+                deck_cards: Sequence[MotifCard], among: bool = False,
+                per_zone: Mapping[str, frozenset[str]] | None = None) -> list[Identification]:
         """Which deck card lies on each spot seen: each card on one spot at most, best matches first (either
-        way round), and a spot that showed a card clearly before keeps it while its background agrees."""
+        way round), and a spot that showed a card clearly before keeps it while its background agrees; a spot
+        of a zone ``per_zone`` names is matched only against that zone's cards."""
         out: list[Identification | None] = [None] * len(seen)
         taken: set[str] = set()
         options: list[tuple[float, int, bool, str]] = []
@@ -979,7 +987,9 @@ class DiceTreasureReader:
         for n, (key, _, reading, image) in enumerate(seen):
             assert image is not None
             ways = {False: reading, True: turned(reading, image)[0]}
-            mine = {(flip, c.id): _match(ways[flip], c, frozenset()) for flip in ways for c in deck_cards}
+            allowed = per_zone.get(key[0]) if per_zone is not None else None
+            spot_cards = [c for c in deck_cards if allowed is None or c.id in allowed]
+            mine = {(flip, c.id): _match(ways[flip], c, frozenset()) for flip in ways for c in spot_cards}
             scores.append(mine)
             # A spot keeps its card only while that card may be there (a new card of the same background laid on
             # the spot, the solo game's new cards, is another card: the caller's ``among`` says which may), and only
@@ -988,7 +998,7 @@ class DiceTreasureReader:
             # been remembered was taken surely for it).
             known = self.known.get(key) if among else None
             if (known is not None and known[1] == reading.background and known[0] not in taken
-                    and any(c.id == known[0] for c in deck_cards)):
+                    and any(c.id == known[0] for c in spot_cards)):
                 if reading.orientation_confidence >= SURE:
                     flip = mine.get((True, known[0]), 0.0) > mine.get((False, known[0]), 0.0) + 0.1
                 else:  # which way up is unclear now: the way the card lay when it was seen clearly

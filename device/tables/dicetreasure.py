@@ -159,6 +159,8 @@ class CardsView:
     doubtful_cards: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     #: The tray's dice as read with where each lies in the frame (empty when positions are not known).
     tray_at: tuple[tuple[Die, tuple[float, float]], ...] = ()
+    #: Card id -> where it lies (zone, spot), for the cards identified on a card spot.
+    spots: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -211,6 +213,8 @@ class DiceTreasureTable(TableAdapter):
         #: The cards the reader identifies among: those the game has in play or claimed, once the round's cards
         #: are dealt (None: the whole deck, while cards are being dealt).
         self._among: tuple[str, ...] | None = None
+        #: The same per mat (zone key -> the cards that may lie there; the middle takes any of ``_among``).
+        self._among_zones: dict[str, tuple[str, ...]] | None = None
         self._base_round: int | None = None
         self._claimed_before: frozenset[str] = frozenset()
         #: Whether the last table explained was awaiting cards (a deal), and the last frame read with its
@@ -261,7 +265,7 @@ class DiceTreasureTable(TableAdapter):
         def read(image: Any) -> Sequence[Any]:
             registration = tracker.update(image)
             self._last = (image, registration)
-            return [snapshot_of(reader.read(image, registration, among=self._among))]
+            return [snapshot_of(reader.read(image, registration, among=self._identify_among()))]
 
         return read
 
@@ -332,7 +336,7 @@ class DiceTreasureTable(TableAdapter):
         self._round, self._dealing = state.round, dealing
         if fresh and self._reader is not None:
             self._reader.forget()
-            seen = self._read_again(seen, None if dealing else self._among)
+            seen = self._read_again(seen, None if dealing else self._identify_among())
         if seen.mats is not None:
             if self._passed(state, seen):
                 # The table shows a state the game has already passed (the players answered ahead of it, seeds
@@ -383,7 +387,14 @@ class DiceTreasureTable(TableAdapter):
             self._turn_tray = seen.tray_at
         return explained
 
-    def _read_again(self, seen: CardsView, among: Sequence[str] | None) -> CardsView:
+    def _identify_among(self) -> Sequence[str] | Mapping[str, Sequence[str]] | None:
+        """What the reader identifies cards among: each mat's own cards once a round is dealt (the middle, and any
+        zone not named, any card in play), the whole deck while cards are dealt."""
+        if self._among is None or self._among_zones is None:
+            return self._among
+        return {**self._among_zones, "middle": self._among}
+
+    def _read_again(self, seen: CardsView, among: Sequence[str] | Mapping[str, Sequence[str]] | None) -> CardsView:
         """The last frame read again (the reader's memory just forgotten), unless a player already corrected or
         confirmed what was read of it."""
         if self._last is None or self._reader is None or seen.confirmed or any(s.corrected for s in seen.spaces):
@@ -422,14 +433,26 @@ class DiceTreasureTable(TableAdapter):
             self._base_round, self._claimed_before = state.round, frozenset(claimed)
         self._claimed_base.setdefault(state.round, self._claimed_before)
         if state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL):
-            among = {**dict.fromkeys(in_play(state)), **dict.fromkeys(sorted(claimed - self._claimed_before))}
-            for past in self._since[:-1]:  # a table behind the game shows their cards (seed 4408, a round behind)
+            states = [*self._since[:-1], state]  # a table behind the game shows their cards (seed 4408)
+            among: dict[str, None] = {}
+            zones: dict[str, dict[str, None]] = {f"motif-cards-{seat + 1}": {} for seat in range(len(state.players))}
+            for past in states:
                 base = self._claimed_base.get(past.round, frozenset())
-                among.update(dict.fromkeys(in_play(past)))
-                among.update(dict.fromkeys(sorted({c.id for p in past.players for c in p.claimed} - base)))
+                claimed_now = sorted({c.id for p in past.players for c in p.claimed} - base)
+                among.update(dict.fromkeys([*in_play(past), *claimed_now]))
+                # Each mat's spots are matched only against the cards that may lie there (a look-alike card on
+                # another player's mat is no rival, three players at about 1 px/mm, seed 4409), but for the
+                # cycles before the steal phase, which moves the incomplete cards to the middle and, with 3 or 4
+                # players, onto free spots of any mat.
+                anywhere = not past.steal and past.cycle >= past.turns - 2
+                for zone, ids in zones.items():
+                    mine = [*in_play(past)] if anywhere else sorted(_owned(past, zone))
+                    ids.update(dict.fromkeys([*mine, *(c for c in claimed_now)]))
             self._among = tuple(among)
+            self._among_zones = {zone: tuple(ids) for zone, ids in zones.items()}
         else:
             self._among = None
+            self._among_zones = None
 
     def _explain_table(self, state: DiceTreasureState, seen: CardsView) -> Explained:
         """The whole table (mats, tray, reserves) explained from ``state``, or what to ask."""
@@ -442,6 +465,7 @@ class DiceTreasureTable(TableAdapter):
             listed = ", ".join(f"{b.id} (+{b.reward} gold)" for b in offers)
             return Explained(problems=(f"{who} may claim a leprechaun card: {listed}; claim it on the page, or "
                                        "press CONFIRM to go on without",))
+        seen = _by_mat(state, seen)
         targets = {c.card.id for c in target_cards(state)}
         view, settled = _settle(state, seen, targets)
         view = _settle_zones(state, view)
@@ -623,6 +647,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
     mats: dict[int, list[str]] = {}
     loose: dict[str, ZoneReading] = {}
     doubtful: dict[str, tuple[str, str]] = {}
+    where_at: dict[str, tuple[str, int]] = {}
     for snapshot in readings:
         # A card spot's own reading doubts (coins that do not go with the spaces...) are in its identification's
         # confidence already; what is left is about the table (a mat not found, a zone covered).
@@ -638,6 +663,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                 problems.append(f"card {spot.card} is seen twice ({where} too)")
                 continue
             cards[spot.card] = spot.dice
+            where_at[spot.card] = (spot.zone, spot.spot)
             centres = spot.centres or ((0.0, 0.0),) * len(spot.dice)
             spaces.extend(SeenSpace(spot.card, i + 1, die, not why, why, centre)
                           for i, (die, why, centre) in enumerate(zip(spot.dice, spot.why, centres, strict=False)))
@@ -654,7 +680,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      tray=tray.dice if tray is not None and tray.sure else None,
                      common=common.dice if common is not None and common.sure else None,
                      unsure_zones=tuple(z for z, r in loose.items() if not r.sure),
-                     read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful,
+                     read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful, spots=where_at,
                      tray_at=tuple(zip(tray.dice, tray.centres, strict=True))
                      if tray is not None and len(tray.centres) == len(tray.dice) else ())
 
@@ -721,6 +747,36 @@ def _dice_say(state: DiceTreasureState, seen: CardsView, card: str, other: str) 
         return False
     dice = tuple(seen.cards[card])
     return dice == held[card] and any(d is not None for d in dice) and dice != held[other]
+
+
+def _owned(state: DiceTreasureState, zone: str) -> set[str]:
+    """The cards the game may have lying in ``zone``: the middle holds its cards and any claimed card (claimed
+    there, or the solo game's laid aside there); a player's mat that player's cards in play and those too (a
+    claimed card stays where it lay until the round ends, and with 3 or 4 players the middle's cards overflow onto
+    the mats' free spots)."""
+    middle = {c.card.id for c in state.middle} | {c.id for p in state.players for c in p.claimed}
+    if zone == "middle":
+        return middle
+    if zone.startswith("motif-cards-"):
+        seat = int(zone.rsplit("-", 1)[1]) - 1
+        if 0 <= seat < len(state.players):
+            return middle | {c.card.id for c in state.players[seat].cards}
+    return set()
+
+
+def _by_mat(state: DiceTreasureState, seen: CardsView) -> CardsView:
+    """``seen`` without the look-alike doubts the mats settle once a round's cards are dealt: a card lies on the mat
+    of the player it was dealt to (or in the middle), so a card read where the game has it, doubted as a card the
+    game has elsewhere or not at all, is that card (three players at about 1 px/mm, held-out seed 4409: every
+    look-alike card was asked about on every table)."""
+    if state.phase in (Phase.DEAL, Phase.SOLO_DEAL, Phase.BONUS) or not seen.doubtful_cards:
+        return seen
+    doubtful = dict(seen.doubtful_cards)
+    for card, (_, other) in seen.doubtful_cards.items():
+        owned = _owned(state, seen.spots.get(card, ("", 0))[0])
+        if card in owned and other not in owned:
+            del doubtful[card]
+    return replace(seen, doubtful_cards=doubtful)
 
 
 def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | None = None) -> list[str]:
