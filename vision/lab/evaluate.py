@@ -374,8 +374,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-#: Leans (degrees) of the cocked-flag measure: flat, then tipped as a die leaning on a neighbour or a wall.
-LEANS = (0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0)
+#: Leans (degrees) of the cocked-flag measure: flat, then tipped as a die leaning on a neighbour or a wall; the
+#: steep leans 40 to 50 since session 15, where the elongation rule was meant to fire (drawn after the others, so
+#: the rows up to 30 are the same dice as before). Past 45 degrees another face is nearer the top than the one read.
+LEANS = (0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0, 45.0, 50.0)
 
 
 def rendered_decisions(recognizer: DiceRecognizer, seed: int, dice: int = 1200, hard: bool = False) -> Evaluation:
