@@ -483,7 +483,10 @@ class DiceTreasureTable(TableAdapter):
             reserves={seat - 1: dice for seat, dice in view.reserves.items()},
             common=view.common,
         )
-        unsure = [] if view.confirmed else list(view.unsure_zones)
+        # The common reserve read in doubt is no question of its own: only an exchange or an end of the turn changes
+        # it, and those are taken only when it is read as they leave it (:func:`_loose_unseen`); a roll, a
+        # placement from the tray or the personal reserve does not depend on it.
+        unsure = [] if view.confirmed else [z for z in view.unsure_zones if z != "common-reserve"]
         if doubts and not unsure and not strangers and not view.confirmed and _empties_accounted(state, view, settled,
                                                                                                  table):
             doubts = []
@@ -510,11 +513,11 @@ class DiceTreasureTable(TableAdapter):
                               reserves={**{int(z.rsplit("-", 1)[1]) - 1: d for z, d in view.read.items()
                                            if z.startswith("reserve-")}, **(table.reserves or {})})
             try:
-                relaxed_actions: tuple[Any, ...] | None = explain_table(state, relaxed).actions
+                relaxed_explanation: Explanation | None = explain_table(state, relaxed)
             except GameError:
-                relaxed_actions = None
-            if relaxed_actions is not None:
-                explanation = Explanation(relaxed_actions, state)
+                relaxed_explanation = None
+            if relaxed_explanation is not None:
+                explanation = relaxed_explanation
                 actions = (_until_roll(state, explanation.actions, view.read.get("tray", ())) if "tray" in unsure
                            else explanation.actions)
                 if doubts:
