@@ -650,6 +650,9 @@ class Prepared:
     frame: np.ndarray | None = None
     #: Pixels of the rectified zone (at PX_PER_MM) -> pixels of the frame.
     to_frame: np.ndarray | None = None
+    #: Per channel (BGR), how much more light the paper reflects than it shows where the camera clipped it
+    #: (1: not clipped; see :func:`_clipped_tint`): what a neutral object that is not clipped is left tinted by.
+    tint: np.ndarray = field(default_factory=lambda: np.ones(3, np.float32))
 
     def sample(self, pts: np.ndarray) -> np.ndarray:
         """CIELAB (units) at points (..., 2) given in pixels of the rectified zone."""
@@ -688,7 +691,42 @@ def prepare_sparse(image: np.ndarray, view: ZoneView, focal_px: float | None = N
     to_frame = fit.mat_to_image @ np.linalg.inv(s)
     probe = Prepared(view, rect, None, camera_place(fit, focal_px), np.ones(3, np.float32), image, to_frame)
     gains = _white_gains(probe.crop, zone, rect, PX_PER_MM)
-    return replace(probe, gains=gains)
+    # The zone at 0.5 px/mm is plenty to find the neutral things that tell a clipped paper's tint.
+    coarse = _warp_frame(image, to_frame @ np.diag([4.0, 4.0, 1.0]), (max(1, round(rect.w / 2)),
+                                                                       max(1, round(rect.h / 2))))
+    return replace(probe, gains=gains, tint=_clipped_tint(coarse, PAPER_LEVEL / gains))
+
+
+#: A channel of the paper reads clipped at or above this raw level.
+CLIPPED = 250.0
+
+
+def _clipped_tint(raw: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """Per channel, the factor by which a clipped channel of the paper hides its light (1 where not clipped).
+
+    A white balance the camera sets warm (or cold) can push one channel of the bright paper past white: the paper
+    then reads 255 there, the gains bring it to grey, and every object that is *not* clipped keeps a tint (a pale
+    mythical gem reads pink). Neutral things on the mat that are not clipped (the grey sides of the piles, print,
+    shadows, pale gems: pixels whose unclipped channels keep the paper's ratios) show the paper's true ratio in the
+    clipped channel: its median over them, against the ratio the clipped paper shows, is the factor. ``raw``: the
+    zone (8-bit BGR, coarse); ``paper``: the paper's raw level per channel."""
+    out = np.ones(3, np.float32)
+    clipped = paper >= CLIPPED
+    if not clipped.any() or clipped.all():
+        return out  # nothing to undo, or no channel left to compare with (over-exposed: asked elsewhere)
+    ref = int(np.argmax(np.where(clipped, -1.0, paper)))
+    px = raw.reshape(-1, 3).astype(np.float32)
+    ok = (px.max(axis=1) < 235) & (px.min(axis=1) >= 40)
+    for o in range(3):
+        if o != ref and not clipped[o]:
+            want = paper[o] / paper[ref]
+            ok &= np.abs(px[:, o] / np.maximum(px[:, ref], 1.0) - want) <= 0.06 * want
+    if ok.sum() < 30:
+        return out
+    for c in np.nonzero(clipped)[0]:
+        ratio = _median(px[ok, c] / px[ok, ref]) / (paper[c] / paper[ref])
+        out[c] = float(np.clip(ratio, 1.0, 1.6)) if ratio > 1.03 else 1.0
+    return out
 
 
 def prepare(image: np.ndarray, view: ZoneView, focal_px: float | None = None,
@@ -1069,11 +1107,12 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     return tuple(out)
 
 
-def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float) -> np.ndarray:
+def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float, neutral: bool = False) -> np.ndarray:
     """The zone sampled on the grid ``xs`` x ``ys`` (mat mm, evenly spaced) where a surface ``height_mm`` above the
     mat is seen (len(ys), len(xs), 3; CIELAB units). The same points :func:`_seen_px` and :func:`_sample` give, but
     seen at one height a grid stays a grid (scaled about the point below the camera): one affine warp of the
-    rectified zone instead of a map of every point."""
+    rectified zone instead of a map of every point. ``neutral``: with the tint of a clipped paper taken out
+    (:func:`_untinted`; a sparse zone only)."""
     cam = prep.camera
     h = min(height_mm, cam.height_mm * 0.5)
     grow = 1.0 + h / (cam.height_mm - h)
@@ -1086,10 +1125,29 @@ def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float) -> n
     if prep.lab is None:
         assert prep.frame is not None and prep.to_frame is not None
         bgr = _warp_frame(prep.frame, prep.to_frame @ np.vstack([m, [0.0, 0.0, 1.0]]), (len(xs), len(ys)))
+        if neutral and (prep.tint != 1).any():
+            return _lab_units(cv2.cvtColor(_untinted(bgr, prep.gains, prep.tint), cv2.COLOR_BGR2Lab))
         return _lab_units(_balanced_lab(bgr, prep.gains))
     out = cv2.warpAffine(prep.lab, m, (len(xs), len(ys)), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_REPLICATE)
     return _lab_units(out) if out.dtype == np.uint8 else np.asarray(out, np.float32)
+
+
+def _untinted(raw: np.ndarray, gains: np.ndarray, tint: np.ndarray) -> np.ndarray:
+    """8-bit BGR balanced with the paper's gains and the clipped paper's tint taken out: a clipped channel of a
+    pixel that is not clipped is divided by the tint (its light as the paper's true level would scale it); where
+    the pixel is clipped too, its light there is unknown and taken as the most a neutral pixel would show (the
+    mean of its other channels), never less than the clipped level allows. The paper stays grey, a pale gem is
+    grey again, a coloured gem keeps its hue (a clipped red channel stays strong)."""
+    bal = raw.astype(np.float32) * gains[None, None, :]
+    out = bal.copy()
+    others = [c for c in range(3) if tint[c] == 1]
+    for c in np.nonzero(tint != 1)[0]:
+        out[:, :, c] = bal[:, :, c] / tint[c]
+        if others:
+            lifted = np.maximum(out[:, :, c], bal[:, :, others].mean(axis=2))
+            out[:, :, c] = np.where(raw[:, :, c] >= 254, lifted, out[:, :, c])
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _seen_px(prep: Prepared, pts_mm: np.ndarray, height_mm: float) -> np.ndarray:
@@ -1159,7 +1217,7 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     xs = np.arange(area.x, area.x + area.w, step)
     ys = np.arange(area.y, area.y + area.h, step)
     inside = _ellipse(len(xs), len(ys), (area.w / 2) / step, (area.h / 2) / step, 0.9)
-    lab = _grid(prep, xs, ys, thickness_mm)
+    lab = _grid(prep, xs, ys, thickness_mm, neutral=True)
     light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
     chroma = np.hypot(a, b)
     paper = _median(light[inside])
