@@ -12,6 +12,7 @@ from device.cli import main as companion
 from engine.dice import PALETTES
 from vision import recognize
 from vision.colour import (
+    DICE_KINDS,
     DICE_PALETTE,
     Palette,
     PaletteError,
@@ -130,6 +131,9 @@ def test_calibration_command_writes_a_palette_the_reader_loads(
     assert all(name in printed for name in PYRADICE) and "wrote" in printed
     palette = load_palette(str(out))
     assert palette.names == PYRADICE and palette.calibrated
+    # The measured colours are kept beside the kinds of real dice (as the device's teaching names dice).
+    assert set(palette.colours) <= set(palette.kinds) | {c for c in palette.colours if c[0] not in DICE_KINDS}
+    assert {n for n, _ in palette.kinds} == {n for n in PYRADICE if n in DICE_KINDS}
 
     image2, candidates2, names2 = pyradice_scene(3, tint)
     photo2 = tmp_path / "roll.png"

@@ -11,7 +11,7 @@ from typing import Any
 
 import cv2
 
-from vision.colour import Lab, PaletteError, calibrate, load_palette, palette_names
+from vision.colour import Lab, PaletteError, calibrate, load_palette, palette_names, with_kinds
 from vision.conditions import known_kinds, parse_condition
 from vision.recognize import DiceRecognizer, ImageError, annotate, load_image
 
@@ -118,7 +118,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     image = load_image(args.calibrate)
     result = calibrate(measure_dice(recognizer, image), base)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    data = {**result.palette.to_json(), "image": str(args.calibrate)}
+    # The file keeps the kinds of real dice beside the measured colours, as the device's teaching does
+    # (vision.colour.with_kinds: 97-98% of a game's dice named right, against 79-82% by the measured colours alone).
+    data = {**with_kinds(result.palette).to_json(), "image": str(args.calibrate)}
     args.out.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     for centre, lab, name in sorted(result.dice, key=lambda d: (d[0][0], d[0][1])):
         print(f"die at ({centre[0]:.0f}, {centre[1]:.0f}): {name}  Lab {lab[0]:.1f} {lab[1]:.1f} {lab[2]:.1f}")
