@@ -311,3 +311,23 @@ def test_an_old_reading_that_no_longer_fits_the_players_answer_asks_nothing_more
     assert table.explain(before, seen).problems  # a die read in doubt where none was, and nothing taken: asked
     answered = game.apply(before, take)
     assert table.explain(answered, seen).problems == ()
+
+
+def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
+    """At the skill step a die the skill swapped (A4) may read empty in doubt: asked about, never left for the
+    CONFIRM that ends the step to record "no skill" (tuning replay 5306, action 78)."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    start = seeded_state(48, 2, 12)
+    take = next(a for a in game.legal_actions(start) if a.kind == "take")
+    taken = game.apply(start, take)
+    step = next(s for s in (game.apply(taken, p) for p in game.legal_actions(taken)) if s.phase.value == "skill")
+    seat = step.turn + 1
+    older = sorted(s for s in step.players[seat - 1].pyramid if s != step.placed)[0]
+    reading = _reading_of(step)
+    board = reading.boards[seat - 1]
+    doubt = replace(board, slots=tuple(replace(s, occupied=False, die=None, unsure=True, reason="cannot tell")
+                                       if s.slot == older else s for s in board.slots))
+    seen = table.observe([replace(reading, boards=tuple(doubt if b.seat == seat else b for b in reading.boards))],
+                         moved=True)
+    assert table.explain(step, seen).problems

@@ -783,19 +783,22 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     """Whether a reading in doubt (of the mover's board, reserve or the quarry) could be news: a die where the game
     has none or another die than it has, a quarry die gone, a reserve die put down or used, or a place in doubt
     because its picture changed although it reads as the game has it (a die turned to a face misread as the old
-    one would look so). A slot read empty under a die the game has, or a quarry die where the game has none, is
-    no news: dice never leave a pyramid nor come back to the quarry."""
+    one would look so). Between turns a slot read empty under a die the game has, or a quarry die where the game
+    has none, is no news: dice never leave a pyramid nor come back to the quarry; at the skill step every doubt
+    that reads otherwise than the game is (a swap read in doubt was recorded as "no skill" when it was not)."""
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
+    skill_step = state.phase is Phase.SKILL
     if board is not None:
         for s in board.slots:
             if s.slot in seen.unsure_slots:
                 if s.reason == PICTURE_CHANGED:
                     return True
-                # Only a die read where the game has none, or another die than it has, can be news: dice never
-                # leave a pyramid, so a slot read empty in doubt where the game has a die is a misread.
+                # Between turns only a die read where the game has none, or another die than it has, can be news:
+                # dice never leave a pyramid, so a slot read empty in doubt where the game has a die is a misread.
+                # At the skill step the dice a skill changed read in doubt, and a swapped one (A4) read empty so.
                 read = s.die.die if s.occupied and s.die is not None else None
-                if read is not None and read != mine.get(s.slot):
+                if (read is not None or skill_step) and read != mine.get(s.slot):
                     return True
     r = reading.reserve(state.turn + 1)
     if r is not None and r.seen and r.unsure and not seen.reserve_seen:
@@ -806,7 +809,7 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     for p in reading.quarry.positions:
         if p.position in seen.quarry_unsure:
             # Dice never come back to the quarry (a swap leaves a die where one was): only one gone is news.
-            if q.present(p.position) and not p.present:
+            if (q.present(p.position) and not p.present) or (skill_step and p.present != q.present(p.position)):
                 return True
             if p.state != "covered" and p.die is not None and p.position in q.dice and p.die.die != q.dice[p.position]:
                 return True
