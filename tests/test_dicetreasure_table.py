@@ -281,3 +281,36 @@ def test_a_doubt_between_a_card_on_its_players_mat_and_one_on_another_mat_is_no_
     # Two of Anna's own cards: the mat does not tell them apart, asked.
     asked = doubted("red-2", "red-3")
     assert asked.problems and "looks like red-2 but could be red-3" in asked.problems[0]
+
+
+def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -> None:
+    from dataclasses import replace
+
+    import numpy as np
+
+    from device.tables.dicetreasure import DiceTreasureTable, ZoneReading
+    from vision.change import ChangeGate
+
+    adapter = adapter_for(GAME)
+    assert isinstance(adapter, DiceTreasureTable)
+    state, table = played(ROLLED)
+    snapshot = snapshot_from_truth(truth_of(state, table))
+    rng = np.random.default_rng(5)
+    patches: dict[object, np.ndarray] = {(s.zone, s.spot, i + 1): rng.integers(0, 255, (12, 12, 3), dtype=np.uint8)
+                                         for s in snapshot.spots for i in range(len(s.dice))}
+    patches.update({z.zone: rng.integers(0, 255, (40, 60, 3), dtype=np.uint8) for z in snapshot.zones})
+    adapter._gate, adapter._patches = ChangeGate(), patches  # as the model reader's frame_reader sets them
+    # Read surely and as the game has it: the reference, with the game's belief.
+    assert adapter.explain(state, adapter.observe([snapshot], moved=False)) == Explained()
+    spot = next(s for s in snapshot.spots if s.card == "red-1")
+    spots = tuple(replace(s, why=("looks empty, but not clearly", *s.why[1:])) if s is spot else s
+                  for s in snapshot.spots)
+    tray = ZoneReading("tray", state.hand, sure=False)
+    doubtful = replace(snapshot, spots=spots, zones=tuple(tray if z.zone == "tray" else z for z in snapshot.zones))
+    # The same pictures read in doubt: the belief is kept, nothing to ask.
+    assert adapter.explain(state, adapter.observe([doubtful], moved=False)) == Explained()
+    # The space's picture changed (something lies there now), and the tray's: read, and asked about.
+    patches[(spot.zone, spot.spot, 1)] = np.invert(patches[(spot.zone, spot.spot, 1)])
+    patches["tray"] = np.invert(patches["tray"])
+    asked = adapter.explain(state, adapter.observe([doubtful], moved=False))
+    assert asked.problems and "card red-1 space 1: looks empty, but not clearly" in asked.problems[0]

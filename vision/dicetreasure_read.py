@@ -874,6 +874,9 @@ class DiceTreasureReader:
         self._glances: dict[Any, tuple[np.ndarray, Any]] = {}
         #: Reuse readings of unchanged spots and zones (:meth:`read`); off: every frame is read from scratch.
         self.reuse = True
+        #: Card spot or loose zone -> its picture at :data:`GLANCE_PX_PER_MM` in the frame last read (rectified
+        #: on the mat: the patches a caller's change gate compares, see ``vision.change``).
+        self.pictures: dict[Any, np.ndarray] = {}
 
     def forget(self) -> None:
         """Forget which card lies on which spot (a new round: new cards are dealt)."""
@@ -888,6 +891,7 @@ class DiceTreasureReader:
         region = _grow(rect, 2.0)
         small = cv2.warpPerspective(frame, spot_transform(fit, region, k), (round(region.w * k), round(region.h * k)),
                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        self.pictures[key] = small
         small = cv2.blur(small.astype(np.float32), (3, 3))
         last = self._glances.get(key)
         if not self.reuse or last is None or last[0].shape != small.shape:
@@ -911,6 +915,7 @@ class DiceTreasureReader:
             wanted: set[str] | None = set().union(*per_zone.values())
         else:
             wanted = set(among) if among is not None else None
+        self.pictures = {}
         deck_cards = tuple(c for c in self.deck.motif_cards if wanted is None or c.id in wanted)
         problems = _table_problems(registration)
         loose_dice: dict[str, tuple[LooseDie, ...]] = {}

@@ -230,6 +230,13 @@ class DiceTreasureTable(TableAdapter):
         self._since: list[DiceTreasureState] = []
         #: Round -> the cards claimed before it began (cards claimed in earlier rounds are off the table).
         self._claimed_base: dict[int, frozenset[str]] = {}
+        #: The change gate (``vision.change.ChangeGate``) over each space (zone, spot, space number) and loose zone,
+        #: the game's belief about each place when its reference patch was taken, the patches of the frame last
+        #: read, and each space patch's half size (px; one shape per place). See :meth:`_gated`.
+        self._gate: Any = None
+        self._belief: dict[Any, Any] = {}
+        self._patches: dict[Any, Any] = {}
+        self._halves: dict[Any, int] = {}
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -257,15 +264,20 @@ class DiceTreasureTable(TableAdapter):
             if name in taught and len(lab) == 3:
                 taught[name] = (float(lab[0]), float(lab[1]), float(lab[2]))
         palette = Palette(base.name, tuple(taught.items()), calibrated=bool(lessons))
+        from vision.change import ChangeGate
+
         cv2.setNumThreads(1)
         reader = DiceTreasureReader(deck, palette=palette, threads=1)
         self._reader = reader
+        self._gate = ChangeGate()
         tracker = ZoneTracker("dicetreasure", players)
 
         def read(image: Any) -> Sequence[Any]:
             registration = tracker.update(image)
             self._last = (image, registration)
-            return [snapshot_of(reader.read(image, registration, among=self._identify_among()))]
+            reading = reader.read(image, registration, among=self._identify_among())
+            self._patches = _patches_of(image, reading, reader.pictures, self._halves)
+            return [snapshot_of(reading)]
 
         return read
 
@@ -336,17 +348,23 @@ class DiceTreasureTable(TableAdapter):
         self._round, self._dealing = state.round, dealing
         if fresh and self._reader is not None:
             self._reader.forget()
+            if self._gate is not None:
+                self._gate.reset()
+                self._belief.clear()
             seen = self._read_again(seen, None if dealing else self._identify_among())
         if seen.mats is not None:
+            raw, seen = seen, self._gated(seen)
             if self._passed(state, seen):
                 # The table shows a state the game has already passed (the players answered ahead of it, seeds
                 # 4406 and 4408: explained from the game's state, such a table gave exchanges and ends that never
                 # happened): nothing to explain and nothing to ask until the table catches up.
                 self._believe(state, Explained())
+                self._remember(state, Explained(), raw)
                 return Explained()
             explained = self._explain_table(state, seen)
             explained = self._rolled(state, seen, explained)
             self._believe(state, explained)
+            self._remember(state, explained, raw)
             return explained
         targets = {c.card.id for c in target_cards(state)}
         seen, settled = _settle(state, seen, targets)
@@ -401,6 +419,83 @@ class DiceTreasureTable(TableAdapter):
             return seen
         image, registration = self._last
         return self.observe([snapshot_of(self._reader.read(image, registration, among=among))], moved=seen.moved)
+
+    def _gated(self, seen: CardsView) -> CardsView:
+        """``seen`` with the places read in doubt whose picture has not changed since the game's belief about them
+        was last seen there (``vision.change.ChangeGate``: the reference patch is taken only where a reading made
+        surely agreed with the game, see :meth:`_remember`) read as the belief, surely: a space near the reader's
+        line of "empty", a reserve or a tray in doubt, asked about on every table while nothing moved there."""
+        if self._gate is None or seen.confirmed or not self._belief:
+            return seen
+        known = {key: patch for key, patch in self._patches.items() if key in self._belief}
+        if not known:
+            return seen
+        still = {key for key, changed in self._gate.changed(known).items() if not changed}
+        if not still:
+            return seen
+        cards = dict(seen.cards)
+        spaces = []
+        for s in seen.spaces:
+            key = (*seen.spots.get(s.card, ("", -1)), s.space)
+            belief = self._belief.get(key)
+            if not s.sure and not s.corrected and key in still and belief is not None and belief[0] == s.card:
+                s = replace(s, die=belief[1], sure=True, why="")
+                dice = list(cards[s.card])
+                dice[s.space - 1] = belief[1]
+                cards[s.card] = tuple(dice)
+            spaces.append(s)
+        read = dict(seen.read)
+        unsure = []
+        reserves = dict(seen.reserves)
+        tray, common = seen.tray, seen.common
+        for zone in seen.unsure_zones:
+            if zone not in still or zone not in self._belief:
+                unsure.append(zone)
+                continue
+            dice = self._belief[zone]
+            read[zone] = dice
+            if zone == "tray":
+                tray = dice
+            elif zone == "common-reserve":
+                common = dice
+            elif zone.startswith("reserve-"):
+                reserves[int(zone.rsplit("-", 1)[1])] = dice
+        return replace(seen, cards=cards, spaces=tuple(spaces), read=read, unsure_zones=tuple(unsure),
+                       reserves=reserves, tray=tray, common=common)
+
+    def _remember(self, state: DiceTreasureState, explained: Explained, raw: CardsView) -> None:
+        """The places of the frame just read whose reading, made surely (never carried by the gate), is what the
+        game now holds there become the change gate's reference, with that belief; a space read empty in doubt
+        only when every die of the game is seen elsewhere."""
+        if self._gate is None or not self._patches or raw.confirmed:
+            return
+        try:
+            for action in explained.actions:
+                state = self.game.apply(state, action)
+        except GameError:
+            return
+        held = _held(state)
+        # Every loose zone read surely and as the game has it: every die of the game is seen where the game has it,
+        # so a space read empty in doubt that the game has empty is empty (a die there would be missing from a
+        # zone), the rule of :func:`_empties_accounted`.
+        accounted = (not raw.unsure_zones and {"tray", "common-reserve"} <= set(raw.read)
+                     and _zones_fit(state, raw))
+        proposed: dict[Any, Any] = {}
+        for s in raw.spaces:
+            key = (*raw.spots.get(s.card, ("", -1)), s.space)
+            if (key in self._patches and s.card in held and held[s.card][s.space - 1] == s.die
+                    and (s.sure or (accounted and s.die is None))):
+                proposed[key] = (s.card, s.die)
+        zones = {"tray": state.hand, "common-reserve": state.common,
+                 **{f"reserve-{seat + 1}": p.reserve for seat, p in enumerate(state.players)}}
+        for zone, dice in raw.read.items():
+            if (zone in zones and zone not in raw.unsure_zones and zone in self._patches
+                    and Counter(dice) == Counter(zones[zone])):
+                proposed[zone] = tuple(dice)
+        if proposed:
+            self._gate.propose({key: self._patches[key] for key in proposed})
+            self._gate.accept()
+            self._belief.update(proposed)
 
     def _passed(self, state: DiceTreasureState, seen: CardsView) -> bool:
         """Whether ``seen`` shows a state the game passed through since the table last showed the game's state,
@@ -807,6 +902,32 @@ def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | No
 
 #: How many of the game's states since the table last showed the game's a still table is compared with.
 PAST_STATES = 24
+
+
+def _patches_of(image: Any, reading: Any, pictures: Mapping[Any, Any], halves: dict[Any, int]) -> dict[Any, Any]:
+    """The change gate's patches of a frame read: each space of an identified card, (zone, spot, space number) ->
+    the frame around its middle (a square about 0.8 of the spaces' pitch: one space, not its neighbours; one size
+    per place, kept in ``halves``), and each loose zone's picture on the mat (the reader's glance)."""
+    out: dict[Any, Any] = {}
+    height, width = image.shape[:2]
+    for item in reading.cards:
+        centres = [d.centre_px for d in item.dice]
+        pitch = min((((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 for i, a in enumerate(centres)
+                     for b in centres[i + 1:]), default=0.0)
+        for d in item.dice:
+            key = (item.reading.zone, item.reading.spot, d.space)
+            if key not in halves:
+                if pitch < 8:
+                    continue
+                halves[key] = max(4, round(0.4 * pitch))
+            half = halves[key]
+            x, y = round(d.centre_px[0]), round(d.centre_px[1])
+            if half <= x < width - half and half <= y < height - half:
+                out[key] = image[y - half:y + half, x - half:x + half]
+    for key, picture in pictures.items():
+        if isinstance(key, str):  # a loose zone (card spots are (zone, spot) pairs)
+            out[key] = picture
+    return out
 
 
 def _zones_fit(state: DiceTreasureState, view: CardsView) -> bool:
