@@ -11,8 +11,9 @@ table (two motion frames), then still frames that share one image file.
 
 The players' inputs are only what the camera is not meant to read: at each stage end one long CONFIRM per
 step of the suggested activation (the device's optimiser, :func:`device.tables.pyramido.scoring_step`; the
-players keep to it) and the discards down to five gems, entered on the page (the inventories are not read
-yet). The true record (``expected``) is the engine's record of the same actions, as
+players keep to it). The discards down to five gems are put back on the table and read from the inventory spot
+(the table is shown after each player's discards; ``discards_seen=False``: entered on the page, as the
+recordings before session 15 did). The true record (``expected``) is the engine's record of the same actions, as
 :mod:`device.make_recording` builds it for Paša. The frames are drawn by the project's own renderer
 (:mod:`vision.lab.pyramido_render`, lab code, imported here lazily): no photograph of Pyramido pieces exists.
 """
@@ -88,9 +89,11 @@ def _hand_over(image: np.ndarray, rng: random.Random) -> np.ndarray:
 
 
 def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = None,
-         stop_after: int | None = None, draw: bool = True) -> dict[str, Any]:
+         stop_after: int | None = None, draw: bool = True, discards_seen: bool = True) -> dict[str, Any]:
     """Render the seeded game into ``out`` (replaced); returns the recording's data. ``stop_after``: end the
     recording after that many placements (a short game for tests; its expected record is the actions so far).
+    ``discards_seen``: the discards down to five are left to the camera (the inventories are read), the table
+    shown after each player's; False: entered on the page as before (the recordings of sessions 13-14).
     ``draw=False``: small placeholder pictures (one per table, a hand over it while pieces move) instead of the
     renderer's: a recording for the truth reader only (the pipeline's and the adapter's tests, in seconds)."""
     from device.tables.pyramido import scoring_step
@@ -167,6 +170,10 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
             chance()
             shows.append(len(states) - 1)
         elif state.phase is Phase.SCORE:
+            # The players reach over the table to put gems on their areas (motion), then press: a showing of its
+            # own, so that a question still open from the last turn (the Legend's random gem) is asked first.
+            # A player over five gems puts the extra ones back (the camera reads the inventory): the next
+            # player's presses come on the table that shows it.
             at = len(states) - 1
             presses: list[dict[str, Any]] = []
             while state.phase is Phase.SCORE and not game.status(state).finished:
@@ -176,14 +183,21 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
                 if len(e.stage_scores) < state.stage:
                     act(scoring_step(game, state))
                     presses.append({"kind": "press", "button": "confirm", "long": True})
-                else:
-                    act(rng.choice([a for a in game.legal_actions(state) if isinstance(a, Discard)]))
-                    presses.append({"kind": "action", "text": game.action_text(actions[-1])})
+                    chance()
+                    continue
+                act(rng.choice([a for a in game.legal_actions(state) if isinstance(a, Discard)]))
                 chance()
-            # The players reach over the table to put gems on their areas (motion), then press: a showing of its
-            # own, so that a question still open from the last turn (the Legend's random gem) is asked first.
-            shows.append(at)
-            inputs_at[len(shows) - 1] = presses
+                if discards_seen:  # this player done: the table shows it
+                    if game.to_move(state) != seat or state.phase is not Phase.SCORE:  # type: ignore[attr-defined]
+                        shows.append(at)
+                        inputs_at[len(shows) - 1] = presses
+                        presses = []
+                        at = len(states) - 1
+                else:
+                    presses.append({"kind": "action", "text": game.action_text(actions[-1])})
+            if presses:
+                shows.append(at)
+                inputs_at[len(shows) - 1] = presses
             shows.append(len(states) - 1)
         else:  # pragma: no cover - the engine has no other phase with a decision
             raise AssertionError(state.phase)

@@ -204,3 +204,35 @@ def test_gems_seen_on_a_table_that_has_moved_on_are_never_taken_as_this_turns_dr
             moved_on += "moved on" in explained.problems[0]
         checked += 1
     assert checked >= 3 and moved_on >= 1
+
+
+def test_the_discards_down_to_five_are_read_from_the_inventory_spot() -> None:
+    # At a stage end the player over five gems puts the extra ones back: the device reads the inventory spot and
+    # records what went, once it shows five; it waits while it shows more, asks when the count is unsure or does
+    # not add up (fewer than five, a gem the player never held).
+    from dataclasses import replace
+
+    from device.tables.pyramido import InventorySeen
+
+    game = find_game("pyramido")
+    start = game.initial_state(["Anna", "Ben"], seed=5)
+    held = (2, 1, 0, 1, 0, 2)  # six gems: one too many
+    anna, ben = start.explorers
+    state = replace(start, bag=tuple(b - h for b, h in zip(start.bag, held, strict=True)), phase=Phase.SCORE,
+                    explorers=(replace(anna, inventory=held, stage_scores=(3,)), replace(ben, stage_scores=(2,))))
+    game.check_state(state)
+    adapter = PyramidoTable(game)
+
+    def explained(gems: tuple[int, ...], sure: bool = True) -> Any:
+        return adapter.explain(state, TableView((), None, inventories=(InventorySeen(0, gems, sure),)))
+
+    kept = explained((1, 1, 0, 1, 0, 2))
+    assert [game.action_text(a) for a in kept.actions] == ["discard o"] and kept.problems == ()
+    after = state
+    for action in kept.actions:
+        after = game.apply(after, action)
+    assert after.stage == 2  # Ben keeps his gems: the next stage begins
+    assert explained(held).actions == () and explained(held).problems == ()  # not yet
+    assert explained((1, 1, 0, 1, 0, 2), sure=False).problems  # hard to count: asked
+    assert explained((1, 1, 1, 1, 0, 1)).problems  # a purple gem Anna never held
+    assert explained((1, 1, 0, 1, 0, 1)).problems  # four kept

@@ -25,9 +25,11 @@ Cells are first read in the zone's own lattice (index (0, 0) nearest the zone's 
 :func:`align` finds the translation that puts a reading onto the engine's quarter-cell coordinates of the
 recorded pyramid, and :class:`PyramidReader` does both and reads again with the recorded heights.
 
-The exploration area, a first version (:func:`read_exploration`): each pile's top domino read at the pile's
-height from the record (a face-down top gives only its back's colours) and the gems in each gem area, coloured
-and mythical (:func:`_count_gems`).
+The exploration area (:func:`read_exploration`): each pile's top domino read at the pile's height from the
+record (a face-down top gives only its back's colours) and the gems in each gem area, coloured and mythical
+(:func:`_count_gems`); a player's inventory spot (:func:`read_inventory`), counted the same way. Both are taken
+from the frame where they are read (:func:`prepare_sparse`), and a white balance that clips the paper has the
+tint it leaves taken out of the gems (:func:`_clipped_tint`).
 
 Run alone on a frame: ``python -m vision.pyramido_read IMAGE --players 2 [--draw OUT.png]``; measured on
 renders: ``python -m vision.pyramido_read --measure [--exploration]`` (docs/pyramido-table.md).
@@ -1107,6 +1109,36 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class InventoryReading:
+    """The gems in a player's inventory spot as counted: ``gems`` in the engine's order (the five colours as
+    COLOURS, then mythical), ``sure`` when every gem was counted and named clearly (:func:`_count_gems`)."""
+
+    seat: int
+    gems: tuple[int, ...]
+    sure: bool
+
+
+#: The inventory spot is read this far inside its zone (mm): inside the printed outline (6 mm in), where the gems
+#: lie (the renderer keeps them 10 mm in).
+INVENTORY_INSET_MM = 8.0
+#: Gems an inventory spot is counted up to (more is never sure: the rules keep five between stages).
+INVENTORY_MOST = 12
+
+
+def read_inventory(image: np.ndarray, view: ZoneView, palette: Palette | None = None,
+                   thickness_mm: float = THICKNESS_MM, focal_px: float | None = None) -> InventoryReading:
+    """The gems lying in a player's inventory spot (``view``: the zone ``gems-N`` of the player's mat), counted as
+    a gem area's are (coloured and mythical, a clipped paper's tint taken out), with the spot's whole box read."""
+    prep = prepare_sparse(image, view, focal_px)
+    r = view.zone.rect
+    inner = Rect(r.x + INVENTORY_INSET_MM, r.y + INVENTORY_INSET_MM, r.w - 2 * INVENTORY_INSET_MM,
+                 r.h - 2 * INVENTORY_INSET_MM)
+    counts, mythical, sure = _count_gems(prep, inner, palette or Palette.nominal(), prep.camera, thickness_mm,
+                                         most=INVENTORY_MOST, oval=False)
+    return InventoryReading((view.zone.seat or 1) - 1, (*counts, mythical), sure)
+
+
 def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float, neutral: bool = False) -> np.ndarray:
     """The zone sampled on the grid ``xs`` x ``ys`` (mat mm, evenly spaced) where a surface ``height_mm`` above the
     mat is seen (len(ys), len(xs), 3; CIELAB units). The same points :func:`_seen_px` and :func:`_sample` give, but
@@ -1201,7 +1233,8 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
 
 
 def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
-                thickness_mm: float) -> tuple[tuple[int, ...], int, bool]:
+                thickness_mm: float, *, most: int | None = None,
+                oval: bool = True) -> tuple[tuple[int, ...], int, bool]:
     """The gems in a gem area: coloured ones (counts in COLOURS order) and mythical ones, and whether the count is
     sure.
 
@@ -1216,7 +1249,8 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     step = 1.0 / PX_PER_MM
     xs = np.arange(area.x, area.x + area.w, step)
     ys = np.arange(area.y, area.y + area.h, step)
-    inside = _ellipse(len(xs), len(ys), (area.w / 2) / step, (area.h / 2) / step, 0.9)
+    # A gem area is an oval; an inventory spot is read over its whole box (``oval`` False).
+    inside = _ellipse(len(xs), len(ys), (area.w / 2) / step, (area.h / 2) / step, 0.9 if oval else 4.0)
     lab = _grid(prep, xs, ys, thickness_mm, neutral=True)
     light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
     chroma = np.hypot(a, b)
@@ -1230,7 +1264,7 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     mythical = 0
     # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen, unless the
     # area's printed outline (a light grey) still reads darker than the paper.
-    sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5) or _outline_contrast(prep, area) >= OUTLINE_SEEN
+    sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5) or (oval and _outline_contrast(prep, area) >= OUTLINE_SEEN)
     ref = palette.hues()
     one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
     core_px = GEM_CORE_MM * PX_PER_MM
@@ -1279,8 +1313,8 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     for k in range(1, nf):
         if sf[k, cv2.CC_STAT_AREA] >= 0.5 * one and (fg[lf == k] > 0).mean() < 0.3:
             sure = False
-    if sum(counts) + mythical > GEMS_PER_AREA:
-        sure = False  # a gem area never holds more than one refill
+    if sum(counts) + mythical > (most or GEMS_PER_AREA):
+        sure = False  # a gem area never holds more than one refill (``most``)
     return tuple(counts), mythical, bool(sure)
 
 

@@ -22,9 +22,10 @@ top's colours read lighter than the back it showed: a back is printed darker), t
 deck's top) and where the domino went; readings are compared with how the same space looked before, so that a
 misread the reader makes in every frame does not pass for a change. What the camera cannot tell (a pile refilled
 from which pile, the Legend's random gem) is asked. At a stage end a long CONFIRM takes the next step of the
-optimiser's activation (:func:`scoring_step`); the discards down to five are entered on the page (the
-inventories are not read). A zone that looks as it did when it was last read against the same record keeps that
-reading (:class:`_Steady`, with :class:`vision.change.ChangeGate`): the settled table is seen many times.
+optimiser's activation (:func:`scoring_step`); the discards down to five are read from the player's inventory
+spot (:meth:`PyramidoTable._discard`: what the record holds less what the spot shows once it shows five). A zone
+that looks as it did when it was last read against the same record keeps that reading (:class:`_Steady`, with
+:class:`vision.change.ChangeGate`): the settled table is seen many times.
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ from engine.pyramido import (
 )
 from engine.pyramido.exploration import refill_sources
 from engine.pyramido.game import (
+    INVENTORY_LIMIT,
     Activate,
+    Discard,
     Draw,
     EndScoring,
     Flip,
@@ -184,13 +187,27 @@ class ExplorationSeen:
 
 
 @dataclass(frozen=True)
+class InventorySeen:
+    """The gems in a player's inventory spot as seen (the engine's order: five colours, then mythical)."""
+
+    seat: int
+    gems: tuple[int, ...]
+    sure: bool = True
+
+
+@dataclass(frozen=True)
 class TableView:
-    """The table in one still frame: the pyramids read (the mover's, at least) and the exploration area."""
+    """The table in one still frame: the pyramids read (the mover's, at least), the exploration area and the
+    inventories read (the player discarding, at a stage end)."""
 
     pyramids: tuple[PyramidView, ...]
     exploration: ExplorationSeen | None
     moved: bool = False
     confirmed: bool = False
+    inventories: tuple[InventorySeen, ...] = ()
+
+    def inventory(self, seat: int) -> InventorySeen | None:
+        return next((v for v in self.inventories if v.seat == seat), None)
 
     def of(self, seat: int) -> PyramidView | None:
         return next((v for v in self.pyramids if v.seat == seat), None)
@@ -318,7 +335,7 @@ class PyramidoTable(TableAdapter):
         device's saved set-up: ``players``, ``lessons`` (taught colours by name, CIELAB), ``domino_mm``): it
         locates the mats, reads the mover's pyramid against the record and the exploration area, and returns
         the readings :meth:`observe` takes (one PyramidReading, one ExplorationSeen)."""
-        from vision.pyramido_read import THICKNESS_MM, Palette, PyramidReader, read_exploration
+        from vision.pyramido_read import THICKNESS_MM, Palette, PyramidReader, read_exploration, read_inventory
         from vision.registration import MarkerFinder, locate
 
         players = int(table.get("players") or len(getattr(self.record, "explorers", ())) or 2)
@@ -356,6 +373,16 @@ class PyramidoTable(TableAdapter):
                     return ExplorationSeen(tuple(space_of_reading(r) for r in spaces))
 
                 out.append(steady.read(image, zv, ("exploration", tuple(sizes or ())), explore))
+            seat = _discarding(state)
+            if seat is not None:
+                zv = reg.zone(f"gems-{seat + 1}")
+                if zv is not None:
+
+                    def inventory(zv: Any = zv, seat: int = seat) -> Any:
+                        r = read_inventory(image, zv, palette, thickness)
+                        return InventorySeen(seat, tuple(r.gems), bool(r.sure))
+
+                    out.append(steady.read(image, zv, ("gems", seat, state.explorers[seat].inventory), inventory))
             result = tuple(out)
             if len(cache) > 16:
                 cache.clear()
@@ -382,6 +409,8 @@ class PyramidoTable(TableAdapter):
                                     tuple(sorted((d.a.colour.letter, d.b.colour.letter))) if d else ()))
         if spaces:
             out.append(ExplorationSeen(tuple(spaces), exact=True))
+        for seat, gems in enumerate(truth.get("inventories") or ()):
+            out.append(InventorySeen(seat, tuple(int(v) for v in gems)))
         return tuple(out)
 
     def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
@@ -394,15 +423,18 @@ class PyramidoTable(TableAdapter):
         exploration area when it was read (then a :class:`TableView`)."""
         views: list[PyramidView] = []
         exploration = None
+        inventories: list[InventorySeen] = []
         for r in readings:
             if isinstance(r, ExplorationSeen):
                 exploration = r
+            elif isinstance(r, InventorySeen):
+                inventories.append(r)
             elif isinstance(r, PyramidView):
                 views.append(replace(r, moved=moved))
             else:
                 views.append(view_of_reading(r, moved))
         if exploration is not None:
-            return TableView(tuple(views), exploration, moved)
+            return TableView(tuple(views), exploration, moved, inventories=tuple(inventories))
         if not views:
             raise SessionError("nothing of the table was read in this frame: are the players' mats and the "
                                "exploration mat in view?")
@@ -533,8 +565,8 @@ class PyramidoTable(TableAdapter):
                 action, problems = self._flip(s, seen)
             elif s.phase is Phase.PLACE:
                 action, problems = self._place(s, seen)
-            else:  # the stage-end scoring: the players' long CONFIRM and the page
-                break
+            else:  # the stage-end scoring: the players' long CONFIRM (the areas), then the discards seen
+                action, problems = self._discard(s, seen)
             if action is None:
                 break
             try:
@@ -560,6 +592,31 @@ class PyramidoTable(TableAdapter):
             # What the table shows so far is taken; what it does not yet explain is asked at the next look.
             return Explained(actions=tuple(actions[:firm]))
         return Explained(problems=problems)
+
+    def _discard(self, s: Any, seen: TableView) -> tuple[Any, tuple[str, ...]]:
+        """At a stage end, a gem the player discarding put back (down to five): what the record says the player
+        holds less what the inventory spot shows, once it shows five (fewer, or a gem not held: asked; more: not
+        done yet). The areas' scoring is the players' long CONFIRM, never taken from the table."""
+        seat = _discarding(s)
+        if seat is None:
+            return None, ()
+        inv = seen.inventory(seat)
+        if inv is None:
+            return None, ()
+        name = s.explorers[seat].name
+        held = s.explorers[seat].inventory
+        if not inv.sure:
+            return None, (f"{name}'s gems are hard to count: enter the gems discarded on the page",)
+        gone = [held[g.index] - inv.gems[g.index] for g in Gem]
+        if sum(inv.gems) > INVENTORY_LIMIT:
+            if any(n < 0 for n in gone):
+                return None, (f"{name}'s inventory shows {_gems_words(inv.gems)}, not the {_gems_words(held)} "
+                              "the record holds: correct it on the page",)
+            return None, ()  # not discarded yet
+        if any(n < 0 for n in gone) or sum(inv.gems) < INVENTORY_LIMIT:
+            return None, (f"{name} keeps {_gems_words(inv.gems)}, but held {_gems_words(held)} and keeps "
+                          f"{INVENTORY_LIMIT}: enter the gems discarded on the page",)
+        return Discard(next(g for g in Gem if gone[g.index] > 0)), ()
 
     def _changed(self, s: Any, i: int, sp: SpaceSeen) -> bool | None:
         """Whether space ``i``'s top looks other than when the record last said the same lies there (None:
@@ -1028,6 +1085,23 @@ def _gems_json(gems: Sequence[int]) -> dict[str, int]:
     return {g.value: int(gems[g.index]) for g in Gem if gems[g.index]}
 
 
+def _discarding(state: Any) -> int | None:
+    """The seat that discards down to five now, at a stage end (None: nobody; the engine says who moves)."""
+    if state is None or state.phase is not Phase.SCORE or state.pending:
+        return None
+    seat = _to_move(state)
+    if seat is None or len(state.explorers[seat].stage_scores) < state.stage:
+        return None  # the areas are being scored (the players' long CONFIRM)
+    return seat
+
+
+def _to_move(state: Any) -> int | None:
+    from engine.game import find_game
+
+    seat = find_game("pyramido").to_move(state)  # type: ignore[attr-defined]
+    return None if seat is None else int(seat)
+
+
 def _mover(state: Any) -> int | None:
     """The seat whose pyramid the camera must read now (None: nobody is taking a turn)."""
     if state is None or state.phase not in (Phase.TAKE, Phase.FLIP, Phase.PLACE):
@@ -1076,6 +1150,8 @@ def _agree_key(readings: Sequence[Any]) -> tuple[Any, ...]:
     for r in readings:
         if isinstance(r, ExplorationSeen):
             out.append(tuple((sp.tops, sp.face_up, sp.gems, sp.mythical) for sp in r.spaces))
+        elif isinstance(r, InventorySeen):
+            out.append((r.seat, r.gems))
         elif isinstance(r, PyramidView):
             out.append((r.seat, tuple(sorted(r.after.items()))))
         else:
