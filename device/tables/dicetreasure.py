@@ -541,7 +541,7 @@ class DiceTreasureTable(TableAdapter):
                 # players, onto free spots of any mat.
                 anywhere = not past.steal and past.cycle >= past.turns - 2
                 for zone, ids in zones.items():
-                    mine = [*in_play(past)] if anywhere else sorted(_owned(past, zone))
+                    mine = [*in_play(past)] if anywhere else sorted(_owned(past, zone, base))
                     ids.update(dict.fromkeys([*mine, *(c for c in claimed_now)]))
             self._among = tuple(among)
             self._among_zones = {zone: tuple(ids) for zone, ids in zones.items()}
@@ -560,11 +560,12 @@ class DiceTreasureTable(TableAdapter):
             listed = ", ".join(f"{b.id} (+{b.reward} gold)" for b in offers)
             return Explained(problems=(f"{who} may claim a leprechaun card: {listed}; claim it on the page, or "
                                        "press CONFIRM to go on without",))
-        seen = _by_mat(state, seen)
+        before = self._claimed_base.get(state.round, frozenset())  # claimed in earlier rounds: off the table
+        seen = _by_mat(state, seen, before)
         targets = {c.card.id for c in target_cards(state)}
         view, settled = _settle(state, seen, targets)
         view = _settle_zones(state, view)
-        card_doubts = [] if view.confirmed else _card_doubts(state, view, seen)
+        card_doubts = [] if view.confirmed else _card_doubts(state, view, seen, before)
         if (view.problems or card_doubts) and not view.confirmed:
             return Explained(problems=(*view.problems, *card_doubts))
         doubts = view.doubts(settled)
@@ -847,12 +848,12 @@ def _dice_say(state: DiceTreasureState, seen: CardsView, card: str, other: str) 
     return dice == held[card] and any(d is not None for d in dice) and dice != held[other]
 
 
-def _owned(state: DiceTreasureState, zone: str) -> set[str]:
+def _owned(state: DiceTreasureState, zone: str, before: frozenset[str] = frozenset()) -> set[str]:
     """The cards the game may have lying in ``zone``: the middle holds its cards and any claimed card (claimed
     there, or the solo game's laid aside there); a player's mat that player's cards in play and those too (a
     claimed card stays where it lay until the round ends, and with 3 or 4 players the middle's cards overflow onto
-    the mats' free spots)."""
-    middle = {c.card.id for c in state.middle} | {c.id for p in state.players for c in p.claimed}
+    the mats' free spots). ``before``: the cards claimed in earlier rounds (off the table)."""
+    middle = {c.card.id for c in state.middle} | ({c.id for p in state.players for c in p.claimed} - before)
     if zone == "middle":
         return middle
     if zone.startswith("motif-cards-"):
@@ -862,7 +863,7 @@ def _owned(state: DiceTreasureState, zone: str) -> set[str]:
     return set()
 
 
-def _by_mat(state: DiceTreasureState, seen: CardsView) -> CardsView:
+def _by_mat(state: DiceTreasureState, seen: CardsView, before: frozenset[str] = frozenset()) -> CardsView:
     """``seen`` without the look-alike doubts the mats settle once a round's cards are dealt: a card lies on the mat
     of the player it was dealt to (or in the middle), so a card read where the game has it, doubted as a card the
     game has elsewhere or not at all, is that card (three players at about 1 px/mm, held-out seed 4409: every
@@ -871,19 +872,20 @@ def _by_mat(state: DiceTreasureState, seen: CardsView) -> CardsView:
         return seen
     doubtful = dict(seen.doubtful_cards)
     for card, (_, other) in seen.doubtful_cards.items():
-        owned = _owned(state, seen.spots.get(card, ("", 0))[0])
+        owned = _owned(state, seen.spots.get(card, ("", 0))[0], before)
         if card in owned and other not in owned:
             del doubtful[card]
     return replace(seen, doubtful_cards=doubtful)
 
 
-def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | None = None) -> list[str]:
+def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | None = None,
+                 before: frozenset[str] = frozenset()) -> list[str]:
     """The cards identified doubtfully that the game does not settle. A card the game has in play (or claimed)
     stays where it was dealt all round, so a doubt between it and a card that cannot be on the table now (not in
     the draw pile, not in play) is no doubt; while cards are dealt, a doubt between two cards of the draw pile
     is asked."""
     dealing = state.phase in (Phase.DEAL, Phase.SOLO_DEAL, Phase.BONUS)
-    present = set(in_play(state)) | {c.id for p in state.players for c in p.claimed}
+    present = set(in_play(state)) | ({c.id for p in state.players for c in p.claimed} - before)
     out = []
     for card, (where, other) in view.doubtful_cards.items():
         # While cards are dealt any card may lie on the table (last round's, claimed ones not yet put away):
