@@ -263,6 +263,14 @@ def test_a_table_the_game_has_passed_is_waited_for_and_an_exchange_needs_both_di
     ended_too = adapter.explain(ben, adapter.observe([_with_zones(now, tray=(), common=(*ben.common, *ben.hand))],
                                                      moved=False))
     assert [str(a) for a in ended_too.actions] == ["end"]
+    # One die that lay there before missed among the common reserve's dozen: still the end; one of Ben's missed: no.
+    assert len(ben.common) >= 2
+    missed = adapter.explain(ben, adapter.observe([_with_zones(now, tray=(), common=(*ben.common[1:], *ben.hand))],
+                                                  moved=False))
+    assert [str(a) for a in missed.actions] == ["end"]
+    missed_his = adapter.explain(ben, adapter.observe([_with_zones(now, tray=(), common=(*ben.common, *ben.hand[1:]))],
+                                                      moved=False))
+    assert not missed_his.actions and missed_his.problems
 
 
 def test_a_doubt_between_a_card_on_its_players_mat_and_one_on_another_mat_is_no_question() -> None:
