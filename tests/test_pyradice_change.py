@@ -195,12 +195,16 @@ class _Stub:
 
     def __init__(self, reading: Any) -> None:
         self.reading = reading
+        self.changed: set[Any] = set()  # places whose picture is another now
 
     def places(self, image: Any, reg: Any) -> dict[Any, Any]:
         keys: list[tuple[Any, ...]] = [("slot", b.seat, s.slot) for b in self.reading.boards for s in b.slots]
         keys += [("quarry", p.position) for p in self.reading.quarry.positions]
         keys += [("reserve", r.seat) for r in self.reading.reserves]
-        return {k: (np.full((28, 28, 3), 90 + i % 60, np.uint8), (0.0, 0.0)) for i, k in enumerate(keys)}
+        out = {k: (np.full((28, 28, 3), 90 + i % 60, np.uint8), (0.0, 0.0)) for i, k in enumerate(keys)}
+        for k in self.changed:
+            out[k] = (np.tile(np.arange(28, dtype=np.uint8)[:, None, None] * 9, (1, 28, 3)), (0.0, 0.0))
+        return out
 
     def geometry(self) -> tuple[Any, ...]:
         return ()
@@ -214,7 +218,7 @@ def test_a_slot_read_empty_where_the_game_has_a_die_is_in_doubt_and_no_news() ->
     on a light board at a 4-player table's scale read so in tuning replay 5303, and was asked about as a die
     "gone" turn after turn) is in doubt, and no question is asked about it."""
     from device.tables import adapter_for
-    from device.tables.pyradice import EMPTY_UNDER_BELIEF, reading_from_truth
+    from device.tables.pyradice import EMPTY_UNDER_BELIEF, SWAPPED, reading_from_truth
     from engine.game import find_game
     from engine.pyradice.pyramid import slot_text
     from engine.pyradice.quarry import position_text
@@ -237,3 +241,12 @@ def test_a_slot_read_empty_where_the_game_has_a_die_is_in_doubt_and_no_news() ->
     table = adapter_for(find_game("pyradice"))
     explained = table.explain(state, table.observe([reading], moved=False))
     assert explained.actions == () and explained.problems == ()
+    # Seen with its die and agreed with, then its picture changes and it reads empty: a die swapped (A4)?
+    stub = _Stub(reading_from_truth({**truth, "boards": {**truth["boards"], str(seat): {
+        slot_text(s): str(d) for s, d in state.mover.pyramid.items()}}}, 2))
+    watch = ChangeWatch(stub)
+    watch.read(None, _Reg(), state)
+    watch.read(None, _Reg(), replace(state))  # the game agreed with that table: references taken
+    stub.reading, stub.changed = reading_from_truth(truth, 2), {("slot", seat, slot)}
+    swapped = watch.read(None, _Reg(), replace(state)).board(seat)
+    assert swapped is not None and {s.slot: s.reason for s in swapped.slots if s.unsure} == {slot: SWAPPED}

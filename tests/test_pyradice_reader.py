@@ -16,7 +16,7 @@ import pytest
 
 from device.errors import SessionError
 from device.tables import adapter_for
-from device.tables.pyradice import TableSeen
+from device.tables.pyradice import EMPTY_UNDER_BELIEF, SWAPPED, TableSeen
 from engine.dice import Die
 from engine.game import find_game
 from engine.pyradice.pyramid import SLOTS
@@ -314,8 +314,8 @@ def test_an_old_reading_that_no_longer_fits_the_players_answer_asks_nothing_more
 
 
 def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
-    """At the skill step a die the skill swapped (A4) may read empty in doubt: asked about, never left for the
-    CONFIRM that ends the step to record "no skill" (tuning replay 5306, action 78)."""
+    """At the skill step a die the skill swapped (A4) may read empty in doubt where its picture changed: asked
+    about, never left for the CONFIRM that ends the step to record "no skill" (tuning replay 5306, action 78)."""
     game = find_game("pyradice")
     table = adapter_for(game)
     start = seeded_state(48, 2, 12)
@@ -326,8 +326,13 @@ def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
     older = sorted(s for s in step.players[seat - 1].pyramid if s != step.placed)[0]
     reading = _reading_of(step)
     board = reading.boards[seat - 1]
-    doubt = replace(board, slots=tuple(replace(s, occupied=False, die=None, unsure=True, reason="cannot tell")
-                                       if s.slot == older else s for s in board.slots))
-    seen = table.observe([replace(reading, boards=tuple(doubt if b.seat == seat else b for b in reading.boards))],
-                         moved=True)
-    assert table.explain(step, seen).problems
+    def seen_with(why: str) -> TableSeen:
+        doubt = replace(board, slots=tuple(replace(s, occupied=False, die=None, unsure=True, reason=why)
+                                           if s.slot == older else s for s in board.slots))
+        return table.observe([replace(reading, boards=tuple(doubt if b.seat == seat else b for b in reading.boards))],
+                             moved=True)
+
+    # Its picture changed since the game agreed with it (the change gate says so): asked.
+    assert table.explain(step, seen_with(SWAPPED)).problems
+    # Never seen otherwise (a white die on a light board read empty at every look): no news, nothing asked.
+    assert table.explain(step, seen_with(EMPTY_UNDER_BELIEF)).problems == ()

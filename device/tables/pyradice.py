@@ -490,6 +490,8 @@ MEAN_MOVED_SCORE = 1e6
 PICTURE_CHANGED = "the picture changed here but it reads as before: a die turned, or put there?"
 #: The doubt of a slot read empty where the game has a die.
 EMPTY_UNDER_BELIEF = "reads empty, but the game has a die here (dice never leave a pyramid)"
+#: The same where the picture changed since the game agreed with it.
+SWAPPED = "the picture changed here and it reads empty, but the game has a die here: a die swapped?"
 
 
 def belief_values(state: PyradiceState | None) -> dict[tuple[Any, ...], Any]:
@@ -666,10 +668,12 @@ class ChangeWatch:
                     and self.values[key] == now.get(key) == value and np.isfinite(scores.get(key, np.inf))):
                 doubt[key] = PICTURE_CHANGED
                 sure = False
-            elif sure and key[0] == "slot" and value is None and isinstance(now.get(key), Die):
+            elif key[0] == "slot" and value is None and isinstance(now.get(key), Die):
                 # Dice never leave a pyramid: one look that finds none where the game has one (a white die on a
-                # light board seen at a 4-player table's scale reads so) is a misread, never a sure "empty".
-                doubt[key] = EMPTY_UNDER_BELIEF
+                # light board seen at a 4-player table's scale reads so) is a misread, never a sure "empty"; but
+                # where the picture changed since the game agreed with it, a die may have been swapped (A4).
+                doubt[key] = SWAPPED if key in self.values and np.isfinite(scores.get(key, np.inf)) \
+                    else EMPTY_UNDER_BELIEF
                 sure = False
             self.pending[key] = (patch, value, sure)
         self.carried, self.read_places = len(known), len(after) - len(known)
@@ -783,22 +787,22 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     """Whether a reading in doubt (of the mover's board, reserve or the quarry) could be news: a die where the game
     has none or another die than it has, a quarry die gone, a reserve die put down or used, or a place in doubt
     because its picture changed although it reads as the game has it (a die turned to a face misread as the old
-    one would look so). Between turns a slot read empty under a die the game has, or a quarry die where the game
-    has none, is no news: dice never leave a pyramid nor come back to the quarry; at the skill step every doubt
-    that reads otherwise than the game is (a swap read in doubt was recorded as "no skill" when it was not)."""
+    one would look so). A slot read empty under a die the game has, or a quarry die where the game has none, is no
+    news: dice never leave a pyramid nor come back to the quarry; but at the skill step a slot read empty under a
+    die whose picture changed is (a swap, read so, was recorded as "no skill" when it was not)."""
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
     skill_step = state.phase is Phase.SKILL
     if board is not None:
         for s in board.slots:
             if s.slot in seen.unsure_slots:
-                if s.reason == PICTURE_CHANGED:
+                if s.reason == PICTURE_CHANGED or (skill_step and s.reason == SWAPPED):
                     return True
-                # Between turns only a die read where the game has none, or another die than it has, can be news:
-                # dice never leave a pyramid, so a slot read empty in doubt where the game has a die is a misread.
-                # At the skill step the dice a skill changed read in doubt, and a swapped one (A4) read empty so.
+                # Only a die read where the game has none, or another die than it has, can be news: dice never
+                # leave a pyramid, so a slot read empty in doubt where the game has a die is a misread, unless its
+                # picture changed at the skill step (a die swapped by A4 read empty so: above).
                 read = s.die.die if s.occupied and s.die is not None else None
-                if (read is not None or skill_step) and read != mine.get(s.slot):
+                if read is not None and read != mine.get(s.slot):
                     return True
     r = reading.reserve(state.turn + 1)
     if r is not None and r.seen and r.unsure and not seen.reserve_seen:
@@ -809,7 +813,7 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     for p in reading.quarry.positions:
         if p.position in seen.quarry_unsure:
             # Dice never come back to the quarry (a swap leaves a die where one was): only one gone is news.
-            if (q.present(p.position) and not p.present) or (skill_step and p.present != q.present(p.position)):
+            if q.present(p.position) and not p.present:
                 return True
             if p.state != "covered" and p.die is not None and p.position in q.dice and p.die.die != q.dice[p.position]:
                 return True
