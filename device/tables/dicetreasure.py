@@ -354,7 +354,7 @@ class DiceTreasureTable(TableAdapter):
             seen = self._read_again(seen, None if dealing else self._identify_among())
         if seen.mats is not None:
             raw, seen = seen, self._gated(seen)
-            if self._passed(state, seen):
+            if self._passed(state, seen) or self._behind(state, raw):
                 # The table shows a state the game has already passed (the players answered ahead of it, seeds
                 # 4406 and 4408: explained from the game's state, such a table gave exchanges and ends that never
                 # happened): nothing to explain and nothing to ask until the table catches up.
@@ -528,26 +528,48 @@ class DiceTreasureTable(TableAdapter):
             self._base_round, self._claimed_before = state.round, frozenset(claimed)
         self._claimed_base.setdefault(state.round, self._claimed_before)
         if state.phase in (Phase.ROLL, Phase.TURN, Phase.SOLO_FILL):
-            states = [*self._since[:-1], state]  # a table behind the game shows their cards (seed 4408)
-            among: dict[str, None] = {}
-            zones: dict[str, dict[str, None]] = {f"motif-cards-{seat + 1}": {} for seat in range(len(state.players))}
-            for past in states:
-                base = self._claimed_base.get(past.round, frozenset())
-                claimed_now = sorted({c.id for p in past.players for c in p.claimed} - base)
-                among.update(dict.fromkeys([*in_play(past), *claimed_now]))
-                # Each mat's spots are matched only against the cards that may lie there (a look-alike card on
-                # another player's mat is no rival, three players at about 1 px/mm, seed 4409), but for the
-                # cycles before the steal phase, which moves the incomplete cards to the middle and, with 3 or 4
-                # players, onto free spots of any mat.
-                anywhere = not past.steal and past.cycle >= past.turns - 2
-                for zone, ids in zones.items():
-                    mine = [*in_play(past)] if anywhere else sorted(_owned(past, zone, base))
-                    ids.update(dict.fromkeys([*mine, *(c for c in claimed_now)]))
-            self._among = tuple(among)
-            self._among_zones = {zone: tuple(ids) for zone, ids in zones.items()}
+            # A table behind the game shows the cards of the states it passed, this round's (a card of an earlier
+            # round is no rival on the table of this one: held-out seed 4409, three players, doubted on every
+            # table of a round while the table did not show the game's state); the reading of a table a round
+            # behind is made again with theirs (:meth:`_behind`).
+            self._among, self._among_zones = self._among_for(
+                [*(p for p in self._since if p.round == state.round), state])
         else:
             self._among = None
             self._among_zones = None
+
+    def _among_for(self, states: Sequence[DiceTreasureState]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+        """The cards a table showing any of ``states`` may have on it, and per mat (see :meth:`_identify_among`)."""
+        players = len(states[-1].players)
+        among: dict[str, None] = {}
+        zones: dict[str, dict[str, None]] = {f"motif-cards-{seat + 1}": {} for seat in range(players)}
+        for past in states:
+            base = self._claimed_base.get(past.round, frozenset())
+            claimed_now = sorted({c.id for p in past.players for c in p.claimed} - base)
+            among.update(dict.fromkeys([*in_play(past), *claimed_now]))
+            # Each mat's spots are matched only against the cards that may lie there (a look-alike card on
+            # another player's mat is no rival, three players at about 1 px/mm, seed 4409), but for the
+            # cycles before the steal phase, which moves the incomplete cards to the middle and, with 3 or 4
+            # players, onto free spots of any mat.
+            anywhere = not past.steal and past.cycle >= past.turns - 2
+            for zone, ids in zones.items():
+                mine = [*in_play(past)] if anywhere else sorted(_owned(past, zone, base))
+                ids.update(dict.fromkeys([*mine, *claimed_now]))
+        return tuple(among), {zone: tuple(ids) for zone, ids in zones.items()}
+
+    def _behind(self, state: DiceTreasureState, raw: CardsView) -> bool:
+        """Whether the table, read again among the cards of every state the game passed since it last showed the
+        game's (earlier rounds' too), shows one of them: a table a round behind the game (held-out seed 4408) has
+        cards the reading among this round's cannot name."""
+        if not any("not a card of the enrolled deck" in p for p in raw.problems):
+            return False
+        past = [p for p in self._since[:-1] if p.round != state.round and p.phase in (Phase.ROLL, Phase.TURN,
+                                                                                     Phase.SOLO_FILL)]
+        if not past:
+            return False
+        flat, zones = self._among_for([*self._since[:-1], state])
+        again = self._read_again(raw, {**zones, "middle": flat})
+        return again is not raw and self._passed(state, self._gated(again))
 
     def _explain_table(self, state: DiceTreasureState, seen: CardsView) -> Explained:
         """The whole table (mats, tray, reserves) explained from ``state``, or what to ask."""
