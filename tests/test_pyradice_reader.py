@@ -292,27 +292,6 @@ def test_readings_in_doubt_say_where_the_die_went_once_the_quarry_says_which() -
     assert table.explain(before, table.observe([twin], moved=True)).problems
 
 
-def test_an_old_reading_that_no_longer_fits_the_players_answer_asks_nothing_more() -> None:
-    """The table asked; the players answered on the page (here: a take); the same reading, considered again, shows
-    the taken die still in the quarry: no new question about that old picture (in tuning replays the players were
-    asked turn after turn so, running the game ahead of the table); the next still table is read anew."""
-    game = find_game("pyradice")
-    table = adapter_for(game)
-    before = seeded_state(47, 2, 8)
-    take = next(a for a in game.legal_actions(before) if a.kind == "take")
-    slot = game.legal_actions(game.apply(before, take))[0].slot
-    reading = _reading_of(before)
-    seat = before.turn + 1
-    board = reading.boards[seat - 1]
-    odd = replace(board, slots=tuple(replace(s, occupied=True, die=_die(6, "orange", True), unsure=True,
-                                             reason="low confidence") if s.slot == slot else s for s in board.slots))
-    seen = table.observe([replace(reading, boards=tuple(odd if b.seat == seat else b for b in reading.boards))],
-                         moved=True)
-    assert table.explain(before, seen).problems  # a die read in doubt where none was, and nothing taken: asked
-    answered = game.apply(before, take)
-    assert table.explain(answered, seen).problems == ()
-
-
 def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
     """At the skill step a die the skill swapped (A4) may read empty in doubt where its picture changed: asked
     about, never left for the CONFIRM that ends the step to record "no skill" (tuning replay 5306, action 78)."""

@@ -113,8 +113,6 @@ class PyradiceTable(TableAdapter):
         self._watch: ChangeWatch | None = None
         #: The last explanation was a die only in hand on readings in doubt: nothing taken, nothing asked.
         self._waiting = False
-        #: The last explanation found no legal turn that fits the reading.
-        self._no_fit = False
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -185,18 +183,10 @@ class PyradiceTable(TableAdapter):
         if not isinstance(seen, TableSeen):
             return Explained(problems=("nothing read of the pyramid boards",))
         self._camera = True
-        stale = self._pending is not None and self._pending[0] is seen and self._pending[1] is not state
-        if stale:
+        if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
             self._overrule(state, seen.reading)
             self._answered = True
-        self._no_fit = False
         result = self._explain_seen(state, seen)
-        if stale and self._no_fit and not result.actions:
-            # The players answered about this reading and it no longer fits the game they moved on (it shows what
-            # their answer says is gone, or not yet what it says was done): no new question about an old picture
-            # (the replays' players answered up to eight turns ahead so, one question after another); the next
-            # still table is read with the game as they left it.
-            result = Explained()
         self._pending = (seen, state) if result.problems else None
         return result
 
@@ -249,7 +239,6 @@ class PyradiceTable(TableAdapter):
         except AmbiguousActionError as exc:
             return Explained(problems=(*doubts, str(exc)) if doubts else (str(exc),))
         except GameError as exc:
-            self._no_fit = True
             return Explained(problems=(str(exc),))
         actions = found.actions
         # No skill is a player's decision (NEXT, CONFIRM or the page), never read from the table: a skill whose
