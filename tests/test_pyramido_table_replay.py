@@ -236,3 +236,28 @@ def test_the_discards_down_to_five_are_read_from_the_inventory_spot() -> None:
     assert explained((1, 1, 0, 1, 0, 2), sure=False).problems  # hard to count: asked
     assert explained((1, 1, 1, 1, 0, 1)).problems  # a purple gem Anna never held
     assert explained((1, 1, 0, 1, 0, 1)).problems  # four kept
+
+
+def test_the_gem_taken_is_read_from_the_inventory_when_its_gem_area_is_hard_to_count() -> None:
+    from dataclasses import replace
+
+    from device.tables.pyramido import InventorySeen
+
+    game = find_game("pyramido")
+    state = game.initial_state(["Anna", "Ben"], seed=5)
+    take = next(a for a in game.legal_actions(state) if isinstance(a, Take) and a.gem is not None
+                and sum(state.spaces[a.space - 1].gems) >= 2 and state.spaces[a.space - 1].gems[a.gem.index] <
+                sum(state.spaces[a.space - 1].gems))
+    after = game.apply(state, take)
+    adapter = PyramidoTable(game)
+    seen = adapter.observe(adapter.truth_readings(truth_of(after)), moved=True)
+    assert isinstance(seen, TableView) and seen.exploration is not None
+    spaces = list(seen.exploration.spaces)
+    spaces[take.space - 1] = replace(spaces[take.space - 1], gems_sure=False)  # the area hard to count
+    unsure_area = replace(seen, exploration=replace(seen.exploration, spaces=tuple(spaces)))
+    explained = adapter.explain(state, unsure_area)
+    assert explained.actions and game.action_text(explained.actions[0]) == game.action_text(take)
+    # The inventory hard to count too (or not read): asked, never guessed.
+    for inventories in ((InventorySeen(0, after.explorers[0].inventory, sure=False),), ()):
+        doubtful = adapter.explain(state, replace(unsure_area, inventories=inventories))
+        assert not doubtful.actions and any("which gem was taken" in p for p in doubtful.problems)

@@ -373,7 +373,11 @@ class PyramidoTable(TableAdapter):
                     return ExplorationSeen(tuple(space_of_reading(r) for r in spaces))
 
                 out.append(steady.read(image, zv, ("exploration", tuple(sizes or ())), explore))
+            # The inventory of the player discarding at a stage end, or of the mover while a take is awaited (the
+            # gem taken shows there too, when its gem area is hard to count).
             seat = _discarding(state)
+            if seat is None and state is not None and state.phase is Phase.TAKE and not state.pending:
+                seat = _mover(state)
             if seat is not None:
                 zv = reg.zone(f"gems-{seat + 1}")
                 if zv is not None:
@@ -777,8 +781,11 @@ class PyramidoTable(TableAdapter):
             elif sure and not drops and not rises and have[Gem.MYTHICAL.index] and lost in (None, 1):
                 gem = Gem.MYTHICAL
             else:
-                return None, (f"which gem was taken from gem area {i + 1} is not clear (it held "
-                              f"{_gems_words(have)}): correct the reading or take it on the page",)
+                # The area cannot tell: the mover's inventory may (the gem taken lies there now).
+                gem = self._gem_in_inventory(s, seen, have)
+                if gem is None:
+                    return None, (f"which gem was taken from gem area {i + 1} is not clear (it held "
+                                  f"{_gems_words(have)}): correct the reading or take it on the page",)
         refill = None
         if space.face_down == 0:
             after = tuple(replace(x, face_up=None) if k == i else x for k, x in enumerate(s.spaces))
@@ -788,6 +795,19 @@ class PyramidoTable(TableAdapter):
                               " choose on the page)",)
             refill = sources[0] if sources else None
         return Take(i + 1, gem, refill), ()
+
+    def _gem_in_inventory(self, s: Any, seen: TableView, have: Sequence[int]) -> Gem | None:
+        """The gem the mover took, as their inventory spot shows it: counted surely, exactly one gem more than the
+        record says they hold, of a kind the gem area held (else None: asked)."""
+        seat = s.order[s.turn]
+        inv = seen.inventory(seat)
+        if inv is None or not inv.sure:
+            return None
+        more = [inv.gems[g.index] - s.explorers[seat].inventory[g.index] for g in Gem]
+        if min(more) < 0 or sum(more) != 1:
+            return None
+        gem = next(g for g in Gem if more[g.index])
+        return gem if have[gem.index] else None
 
     def _gems_before(self, s: Any, i: int) -> tuple[int, ...]:
         """How gem area ``i`` was read while it held what the record says it holds (else the record)."""
