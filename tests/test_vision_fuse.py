@@ -110,9 +110,9 @@ def test_the_rendered_measures_run_and_write_their_tables(tmp_path: Path) -> Non
     from vision.recognize import DiceRecognizer, FixedDetector
 
     reader = DiceRecognizer(detector=FixedDetector())
-    evaluation = rendered_decisions(reader, 7, dice=20)
+    evaluation = rendered_decisions(reader, 7, dice=12)  # small: one or two scenes (the leans grew in session 15)
     curve = evaluation.tradeoff()
-    assert len(evaluation.decided) >= 18 and curve[0]["floor"] < curve[-1]["floor"]
+    assert len(evaluation.decided) >= 10 and curve[0]["floor"] < curve[-1]["floor"]
     assert [row["unsure"] for row in curve] == sorted(row["unsure"] for row in curve)
-    rows = cocked_recall(reader, 7, per_lean=8)
-    assert [row["lean"] for row in rows] == list(LEANS) and all(row["dice"] >= 8 for row in rows)
+    rows = cocked_recall(reader, 7, per_lean=7)
+    assert [row["lean"] for row in rows] == list(LEANS) and all(row["dice"] >= 7 for row in rows)
