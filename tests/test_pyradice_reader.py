@@ -293,8 +293,8 @@ def test_readings_in_doubt_say_where_the_die_went_once_the_quarry_says_which() -
 
 
 def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
-    """At the skill step a die the skill swapped (A4) may read empty in doubt where its picture changed: asked
-    about, never left for the CONFIRM that ends the step to record "no skill" (tuning replay 5306, action 78)."""
+    """At the skill step a die the skill swapped (A4) may read empty in doubt: asked about, never left for the
+    CONFIRM that ends the step to record "no skill" (tuning replay 5306, action 78)."""
     game = find_game("pyradice")
     table = adapter_for(game)
     start = seeded_state(48, 2, 12)
@@ -311,7 +311,28 @@ def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
         return table.observe([replace(reading, boards=tuple(doubt if b.seat == seat else b for b in reading.boards))],
                              moved=True)
 
-    # Its picture changed since the game agreed with it (the change gate says so): asked.
+    # Its picture changed since the game agreed with it, or it was never seen otherwise: at the skill step, where
+    # dice change by hand, asked either way (between turns the second is no news: the change gate's test).
     assert table.explain(step, seen_with(SWAPPED)).problems
-    # Never seen otherwise (a white die on a light board read empty at every look): no news, nothing asked.
-    assert table.explain(step, seen_with(EMPTY_UNDER_BELIEF)).problems == ()
+    assert table.explain(step, seen_with(EMPTY_UNDER_BELIEF)).problems
+
+
+def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -> None:
+    """At the skill step a hand moved dice (a still table seen to move since the placement) and the camera saw no
+    skill it can tell: CONFIRM ("the skill is done") is not recorded as "no skill" (a B2, an A5 and a B3 read in
+    doubt were so in replays 5501, 5503, 5504); NEXT is "no skill". With nothing moved, CONFIRM is "no skill"."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    start = seeded_state(49, 2, 12)
+    take = next(a for a in game.legal_actions(start) if a.kind == "take")
+    taken = game.apply(start, take)
+    place = next(p for p in game.legal_actions(taken) if game.apply(taken, p).phase.value == "skill")
+    step = game.apply(taken, place)
+    placed = table.observe([_reading_of(step)], moved=True)
+    assert table.explain(start, placed).actions[:2] == (take, place)
+    assert table.button(step, "confirm", long=False).action == game.parse_action("pass")  # nothing moved since
+    moved = table.observe([_reading_of(step)], moved=True)  # a hand reached in, the dice read as before
+    assert table.explain(step, moved).actions == ()
+    pressed = table.button(step, "confirm", long=False)
+    assert pressed.action is None and pressed.said is not None and "NEXT" in pressed.said
+    assert table.button(step, "next", long=False).action == game.parse_action("pass")

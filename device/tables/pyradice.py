@@ -113,6 +113,10 @@ class PyradiceTable(TableAdapter):
         self._watch: ChangeWatch | None = None
         #: The last explanation was a die only in hand on readings in doubt: nothing taken, nothing asked.
         self._waiting = False
+        #: The table as seen when the skill step began, and whether it was seen to move since (a hand changed
+        #: dice at the skill step): a CONFIRM with no skill seen is then no "no skill".
+        self._before_skill: Any = None
+        self._skill_moved = False
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -183,6 +187,10 @@ class PyradiceTable(TableAdapter):
         if not isinstance(seen, TableSeen):
             return Explained(problems=("nothing read of the pyramid boards",))
         self._camera = True
+        if state.phase is not Phase.SKILL:
+            self._before_skill, self._skill_moved = seen, False
+        elif seen is not self._before_skill and seen.moved:
+            self._skill_moved = True  # a hand moved dice at the skill step
         if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
             self._overrule(state, seen.reading)
             self._answered = True
@@ -406,6 +414,12 @@ class PyradiceTable(TableAdapter):
             if button == "confirm" and proposal is not None and proposal[0] == state:
                 self._proposal = None
                 return ButtonChoice(action=proposal[1][0], said="took the skill seen on the table")
+            if button == "confirm" and self._camera and self._skill_moved:
+                # Dice were moved by hand at the skill step and the camera saw no skill it can tell: CONFIRM
+                # ("the skill is done") is not taken as "no skill" (tuning replays 5501, 5503, 5504: a B2, an A5
+                # and a B3 read in doubt were recorded as no skill so); NEXT is "no skill".
+                return ButtonChoice(said="the dice were moved but the camera cannot tell what the skill did: "
+                                         "correct the die, or press NEXT for no skill")
             self._proposal = None
             return ButtonChoice(action=Pass(), said="no skill this turn")
         if self._skill_taken and button == "confirm":
@@ -776,9 +790,9 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     """Whether a reading in doubt (of the mover's board, reserve or the quarry) could be news: a die where the game
     has none or another die than it has, a quarry die gone, a reserve die put down or used, or a place in doubt
     because its picture changed although it reads as the game has it (a die turned to a face misread as the old
-    one would look so). A slot read empty under a die the game has, or a quarry die where the game has none, is no
-    news: dice never leave a pyramid nor come back to the quarry; but at the skill step a slot read empty under a
-    die whose picture changed is (a swap, read so, was recorded as "no skill" when it was not)."""
+    one would look so). Between turns a slot read empty under a die the game has, or a quarry die where the game
+    has none, is no news: dice never leave a pyramid nor come back to the quarry; at the skill step every slot
+    read in doubt otherwise than the game is (a swap read empty so was recorded as "no skill" when it was not)."""
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
     skill_step = state.phase is Phase.SKILL
@@ -787,11 +801,11 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
             if s.slot in seen.unsure_slots:
                 if s.reason == PICTURE_CHANGED or (skill_step and s.reason == SWAPPED):
                     return True
-                # Only a die read where the game has none, or another die than it has, can be news: dice never
-                # leave a pyramid, so a slot read empty in doubt where the game has a die is a misread, unless its
-                # picture changed at the skill step (a die swapped by A4 read empty so: above).
+                # Between turns only a die read where the game has none, or another die than it has, can be news:
+                # dice never leave a pyramid, so a slot read empty in doubt where the game has a die is a misread.
+                # At the skill step dice change by hand, and one read empty in doubt may be one a skill changed.
                 read = s.die.die if s.occupied and s.die is not None else None
-                if read is not None and read != mine.get(s.slot):
+                if (read is not None or skill_step) and read != mine.get(s.slot):
                     return True
     r = reading.reserve(state.turn + 1)
     if r is not None and r.seen and r.unsure and not seen.reserve_seen:
