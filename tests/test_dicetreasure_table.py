@@ -322,3 +322,23 @@ def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -
     patches["tray"] = np.invert(patches["tray"])
     asked = adapter.explain(state, adapter.observe([doubtful], moved=False))
     assert asked.problems and "card red-1 space 1: looks empty, but not clearly" in asked.problems[0]
+
+
+def test_a_die_the_game_has_on_a_card_missed_by_the_camera_is_the_games_when_the_zones_agree() -> None:
+    from dataclasses import replace
+
+    from engine.dicetreasure import Place
+
+    adapter = adapter_for(GAME)
+    state, table = played(ROLLED)
+    place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
+    placed = GAME.apply(state, place)
+    table.follow(state, place, placed)
+    snapshot = snapshot_from_truth(truth_of(placed, table))
+    missed = replace(snapshot, spots=tuple(replace(s, dice=tuple(None for _ in s.dice)) if s.card == "red-1" else s
+                                           for s in snapshot.spots))
+    # Every loose zone as the game has it after the placement: the die is on its card (seed 4604), nothing asked.
+    assert adapter.explain(placed, adapter.observe([missed], moved=False)) == Explained()
+    # The die still in the tray: the table is not the game's; not taken for the game's die.
+    behind = _with_zones(missed, tray=state.hand)
+    assert adapter.explain(placed, adapter.observe([behind], moved=False)).problems
