@@ -331,7 +331,7 @@ def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -
     placed = table.observe([_reading_of(step)], moved=True)
     assert table.explain(start, placed).actions[:2] == (take, place)
     assert table.button(step, "confirm", long=False).action == game.parse_action("pass")  # nothing moved since
-    moved = table.observe([_reading_of(step)], moved=True)  # a hand reached in, the dice read as before
+    moved = table.observe([_reading_of(step)], moved=False)  # settled again after a hand: the dice read as before
     assert table.explain(step, moved).actions == ()
     pressed = table.button(step, "confirm", long=False)
     assert pressed.action is None and pressed.said is not None and "NEXT" in pressed.said

@@ -189,8 +189,11 @@ class PyradiceTable(TableAdapter):
         self._camera = True
         if state.phase is not Phase.SKILL:
             self._before_skill, self._skill_moved = seen, False
-        elif seen is not self._before_skill and seen.moved:
-            self._skill_moved = True  # a hand moved dice at the skill step
+        elif seen is not self._before_skill:
+            # A still table settled again at the skill step: something moved over the table since the placement
+            # (the filter reads nothing more until it does), a hand changing dice, whether the reading shows it
+            # or not (a B3 read in doubt was "not seen to move").
+            self._skill_moved = True
         if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
             self._overrule(state, seen.reading)
             self._answered = True
