@@ -1,7 +1,7 @@
 """The Pyramido page module (web/static/games/pyramido.js) in headless Chromium (Debian's chromium through
 Playwright; never a downloaded browser): the pyramids drawn as SVG, one dashed ghost per legal placement of the
 domino in hand, the exploration area, and the stage-end screen with the suggested activation that a long
-CONFIRM records."""
+CONFIRM records; and the camera's reading, where a cell read in doubt is tapped and said."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from device.appliance import Appliance
+from device.tables.pyramido import PyramidView, SeenCell
 from engine.pyramido import legal_placements
+from engine.pyramido.dominoes import Colour
 from engine.pyramido.game import Phase
-from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, wait_until
+from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, pair, wait_until
 
 pytestmark = BROWSER_TESTS
 
@@ -69,3 +71,27 @@ def test_the_pyramids_ghost_placements_and_the_stage_end_screen(web_appliance: t
     assert app.session.game is not None
     assert app.session.game.action_text(app.session.history[-1].action) == live["scoring"]["next"]
     wait_until(lambda: drawn(page, app))
+
+
+def test_a_cell_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tuple[Appliance, str], page: Any) -> None:
+    app, _ = web_appliance
+    app.session.new_game(["Anna", "Ben"], game="pyramido", mode="camera", seed=3)
+    state = app.session.state
+    seat = state.order[state.turn]
+    # The camera read the mover's empty mat with one quarter cell in doubt (a red block? a shadow?).
+    doubt = SeenCell((4, 2), (Colour.RED, False), sure=False, centre=(320.0, 240.0), confidence=0.41)
+    sure = SeenCell((5, 2), None, sure=True, centre=(330.0, 240.0))
+    app.session.on_settled([PyramidView(seat, {(4, 2): (Colour.RED, False)}, None, (doubt, sure))], moved=False)
+    assert app.session.table.pending
+    wait_until(lambda: page.locator("#pyramido-camera rect.seen-cell").count() == 2)
+    assert page.is_visible("#pyramido-camera")
+    assert page.locator("#pyramido-camera rect.seen-cell.unsure").count() == 1
+    pair(page)
+    page.click("#pyramido-camera rect.seen-cell.unsure")
+    page.click("#pyramido-correct button.cell-choice[value='-']")
+    # The players said it is empty: the reading is corrected, nothing is in doubt, no domino was placed.
+    wait_until(lambda: page.locator("#pyramido-camera rect.seen-cell.corrected").count() == 1)
+    assert page.locator("#pyramido-camera rect.seen-cell.unsure").count() == 0
+    seen = app.session.table.seen
+    assert isinstance(seen, PyramidView) and seen.corrections == (((4, 2), None),)
+    assert app.session.history == []

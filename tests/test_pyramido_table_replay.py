@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 import pytest
 
 from device.eventlog import EventLog
@@ -22,9 +23,10 @@ from device.record_pyramido import make, truth_of
 from device.recording import load_recording
 from device.session import GameSession
 from device.stability import StabilityFilter
-from device.tables.pyramido import ExplorationSeen, PyramidoTable, TableView, scoring_step
+from device.tables.pyramido import ExplorationSeen, PyramidoTable, PyramidView, SeenCell, TableView, scoring_step
 from engine.game import find_game
 from engine.pyramido import areas, best_activation
+from engine.pyramido.dominoes import Colour
 from engine.pyramido.game import Phase, Take
 
 
@@ -261,3 +263,20 @@ def test_the_gem_taken_is_read_from_the_inventory_when_its_gem_area_is_hard_to_c
     for inventories in ((InventorySeen(0, after.explorers[0].inventory, sure=False),), ()):
         doubtful = adapter.explain(state, replace(unsure_area, inventories=inventories))
         assert not doubtful.actions and any("which gem was taken" in p for p in doubtful.problems)
+
+
+def test_the_camera_view_draws_each_cell_read_and_rings_the_doubts() -> None:
+    adapter = PyramidoTable(find_game("pyramido"))
+    frame = np.full((960, 1280, 3), 128, np.uint8)  # cells of 6 px radius at this size
+    cells = (SeenCell((0, 0), (Colour.BLUE, False), True, (60.0, 60.0)),
+             SeenCell((1, 0), (Colour.RED, True), False, (160.0, 60.0)),
+             SeenCell((2, 0), None, True, (260.0, 60.0)))
+    drawn = adapter.annotate(frame, [PyramidView(0, {}, None, cells)])
+    assert (frame == 128).all()  # a copy: the frame the reader keeps is left as it was
+    assert drawn[60, 60].tolist() == [184, 99, 47]  # blue, in BGR
+    assert drawn[60, 160].tolist() == [255, 255, 255]  # a gem icon on a red block
+    assert drawn[60, 165].tolist() == [45, 50, 200]
+    ring = drawn[45:76, 145:176]
+    assert ((ring[..., 2] > 200) & (ring[..., 0] < 60)).any()  # the doubt ringed in red
+    assert not ((drawn[45:76, 45:76, 2] > 200) & (drawn[45:76, 45:76, 0] < 60)).any()  # the sure one is not
+    assert drawn[60, 260].tolist() == [128, 128, 128]  # an empty cell: a hollow mark only

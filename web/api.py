@@ -128,6 +128,10 @@ def hint() -> Any:
         _hint_busy.release()
 
 
+#: The longest text a correction's value may be (a reading is named in a few characters).
+MAX_VALUE_TEXT = 16
+
+
 def _int(data: dict[str, Any], key: str) -> int:
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -143,9 +147,17 @@ def _ok() -> Any:
 @bp.post("/correct")
 @protected()
 def correct() -> Any:
-    """A misread piece: ``{"index": I (0-based, as shown), "value": V}`` (for Paša a die and its face)."""
+    """A misread piece: ``{"index": I (0-based, as shown), "value": V}``: for Paša a die and its face (a number),
+    for Pyramido a quarter cell and what it shows (a short text such as ``"r*"``); the game's adapter says what
+    is wrong with a value it cannot take."""
     data = json_body()
-    services().session.correct(_int(data, "index"), _int(data, "value"), "page")
+    value = data.get("value")
+    if isinstance(value, str):
+        if not 0 < len(value) <= MAX_VALUE_TEXT:
+            abort(400, f"'value' must be a text of 1 to {MAX_VALUE_TEXT} characters, got {value!r}")
+    else:
+        value = _int(data, "value")
+    services().session.correct(_int(data, "index"), value, "page")
     return _ok()
 
 

@@ -72,6 +72,9 @@ from engine.pyramido.geometry import lay
 Cell = tuple[int, int]
 Seen = tuple[Colour, bool]
 _LETTER = {c.letter: c for c in Colour}
+#: The block colours as the page's camera view draws them (BGR).
+_BGR = {Colour.ORANGE: (44, 137, 232), Colour.BLUE: (184, 99, 47), Colour.PURPLE: (140, 58, 125),
+        Colour.GREEN: (69, 154, 63), Colour.RED: (45, 50, 200)}
 
 
 @dataclass(frozen=True)
@@ -420,6 +423,29 @@ class PyramidoTable(TableAdapter):
     def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
         """Two still frames read the same: the same cells (colour, icon) and the same spaces (tops, gems)."""
         return _agree_key(a) == _agree_key(b)
+
+    def annotate(self, image: Any, readings: Sequence[Any]) -> Any:
+        """The frame with every quarter cell read drawn at its place: a dot in the colour read (hollow: empty),
+        white where a gem icon was read, ringed in red where the reader was unsure (what a player may tap)."""
+        import cv2
+
+        out = np.array(image, copy=True)
+        radius = max(3, round(min(out.shape[:2]) / 160))
+        for r in readings:
+            if isinstance(r, (ExplorationSeen, InventorySeen)):
+                continue
+            view = r if isinstance(r, PyramidView) else view_of_reading(r)
+            for c in view.cells:
+                centre = (round(c.centre[0]), round(c.centre[1]))
+                if c.seen is None:
+                    cv2.circle(out, centre, radius, (235, 235, 235), 1, cv2.LINE_AA)
+                else:
+                    cv2.circle(out, centre, radius, _BGR[c.seen[0]], -1, cv2.LINE_AA)
+                    if c.seen[1]:
+                        cv2.circle(out, centre, max(1, radius // 2), (255, 255, 255), -1, cv2.LINE_AA)
+                if not c.sure:
+                    cv2.circle(out, centre, radius + 2, (0, 0, 255), 1, cv2.LINE_AA)
+        return out
 
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> PyramidView | PyramidsView | TableView:

@@ -133,4 +133,112 @@ function draw(live, parts, {el}) {
   }
 }
 
-export const {mount, render} = tableView("pyramido", build, draw);
+// --- What the camera read: the frame with the cells drawn (by the device), the cells read per pyramid, and
+// a tap on a cell to say what it shows (the device asks rather than guesses; the players fix, it rereads).
+
+const LETTERS = {orange: "o", blue: "b", purple: "p", green: "g", red: "r"};
+let camera = null; // the camera card's parts
+let frameTimer = null;
+
+function mountCamera(root, ctx) {
+  const {el} = ctx;
+  const card = el("section", {class: "card", id: "pyramido-camera", hidden: true});
+  card.appendChild(el("h2", {}, "What the camera read"));
+  const img = el("img", {id: "pyramido-frame", alt: "latest camera frame with the cells as read", hidden: true,
+    class: "camera-frame"});
+  card.appendChild(img);
+  card.appendChild(el("p", {class: "hint"}, "Cells ringed in red were hard to read: tap one to say what it shows."));
+  const cells = el("div", {id: "pyramido-seen", class: "pyramids"});
+  card.appendChild(cells);
+  card.appendChild(el("div", {class: "errors", "data-slot": "seen", "aria-live": "assertive"}));
+  const dialog = el("dialog", {id: "pyramido-correct"});
+  const form = el("form", {method: "dialog"});
+  form.appendChild(el("p", {id: "pyramido-correct-cell"}, ""));
+  const choices = el("div", {class: "faces"});
+  choices.appendChild(el("button", {value: "-", class: "cell-choice"}, "empty"));
+  for (const [colour, letter] of Object.entries(LETTERS)) {
+    choices.appendChild(el("button", {value: letter, class: "cell-choice"}, colour));
+    choices.appendChild(el("button", {value: `${letter}*`, class: "cell-choice"}, `${colour} + gem icon`));
+  }
+  form.appendChild(choices);
+  form.appendChild(el("button", {value: "cancel"}, "Cancel"));
+  dialog.appendChild(form);
+  card.appendChild(dialog);
+  root.appendChild(card);
+  img.addEventListener("error", () => { img.hidden = true; });
+  img.addEventListener("load", () => { img.hidden = false; });
+  if (frameTimer) clearInterval(frameTimer);
+  frameTimer = setInterval(() => {
+    if (!document.body.contains(img)) { clearInterval(frameTimer); frameTimer = null; return; }
+    const s = ctx.snapshot;
+    if (s && s.camera && s.camera.status !== "none" && s.game && s.game.mode === "camera") img.src = `/api/frame.jpg?v=${Date.now()}`;
+  }, 1000);
+  camera = {card, cells, dialog, key: null};
+}
+
+function openCorrection(ctx, index, cell) {
+  if (!ctx.paired) { ctx.showError("seen", "pair this browser to correct a reading: press “Pair this browser”, then CONFIRM on the device"); return; }
+  const dialog = camera.dialog;
+  document.getElementById("pyramido-correct-cell").textContent = `Quarter cell ${cell.join(",")} shows:`;
+  dialog.returnValue = "";
+  dialog.onclose = () => {
+    const value = dialog.returnValue;
+    if (value && value !== "cancel") ctx.post("/api/correct", {index, value}, "seen");
+  };
+  dialog.showModal();
+}
+
+function renderCamera(s, ctx) {
+  if (!camera) return;
+  const table = s.table || {};
+  const seen = (table.seen && table.seen.pyramids) || [];
+  const live = s.game && s.game.mode === "camera";
+  camera.card.hidden = !live;
+  const key = JSON.stringify([seen, !!table.pending]);
+  if (key === camera.key) return;
+  camera.key = key;
+  camera.cells.replaceChildren();
+  let index = 0; // the adapter numbers the cells read pyramid by pyramid, in order
+  for (const p of seen) {
+    const xs = p.cells.map((c) => c.cell[0]), ys = p.cells.map((c) => c.cell[1]);
+    if (!xs.length) { index += p.cells.length; continue; }
+    const x0 = Math.min(...xs) - 1, y0 = Math.min(...ys) - 1;
+    const w = (Math.max(...xs) - x0 + 2) * Q, h = (Math.max(...ys) - y0 + 2) * Q;
+    const fig = ctx.el("figure", {class: "pyramid seen", "data-seat": String(p.seat)});
+    fig.appendChild(ctx.el("figcaption", {}, `Read on pyramid ${p.seat + 1}` +
+      (p.problems.length ? `: ${p.problems.join("; ")}` : "")));
+    const pic = svg("svg", {viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img",
+      "aria-label": `the cells read on pyramid ${p.seat + 1}`, class: "pyramido-svg"});
+    for (const c of p.cells) {
+      const i = index++;
+      const [px, py] = [(c.cell[0] - x0) * Q, (c.cell[1] - y0) * Q];
+      const classes = ["seen-cell", c.unsure ? "unsure" : "", c.corrected ? "corrected" : ""].filter(Boolean).join(" ");
+      const rect = svg("rect", {x: px + 0.5, y: py + 0.5, width: Q - 1, height: Q - 1,
+        fill: c.colour ? FILL[c.colour] : "none", stroke: c.unsure ? "#d00" : c.corrected ? "#080" : "#bbb",
+        "stroke-width": c.unsure || c.corrected ? 2 : 0.5, "stroke-dasharray": c.unsure ? "2 1" : null,
+        class: classes, "data-index": String(i), "data-cell": c.cell.join(",")});
+      rect.appendChild(svg("title", {}, `${c.cell.join(",")}: ${c.colour || "empty"}${c.icon ? " with a gem icon" : ""}` +
+        (c.unsure ? ` (unsure, ${Math.round(c.confidence * 100)}%)` : "")));
+      if (table.pending) rect.addEventListener("click", () => openCorrection(ctx, i, c.cell));
+      pic.appendChild(rect);
+      if (c.icon) {
+        const m = Q / 2;
+        pic.appendChild(svg("circle", {cx: px + m, cy: py + m, r: 2, fill: "#fff", "pointer-events": "none"}));
+      }
+    }
+    fig.appendChild(pic);
+    camera.cells.appendChild(fig);
+  }
+}
+
+const table = tableView("pyramido", build, draw);
+
+export function mount(root, ctx) {
+  table.mount(root, ctx);
+  mountCamera(root, ctx);
+}
+
+export function render(s, ctx) {
+  table.render(s, ctx);
+  renderCamera(s, ctx);
+}
