@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from device.appliance import Appliance
@@ -81,8 +82,13 @@ def test_a_cell_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tupl
     # The camera read the mover's empty mat with one quarter cell in doubt (a red block? a shadow?).
     doubt = SeenCell((4, 2), (Colour.RED, False), sure=False, centre=(320.0, 240.0), confidence=0.41)
     sure = SeenCell((5, 2), None, sure=True, centre=(330.0, 240.0))
-    app.session.on_settled([PyramidView(seat, {(4, 2): (Colour.RED, False)}, None, (doubt, sure))], moved=False)
+    view = PyramidView(seat, {(4, 2): (Colour.RED, False)}, None, (doubt, sure))
+    app.session.set_camera("ok", "test frames")
+    app.hub.put_frame(np.full((480, 640, 3), 128, np.uint8), (view,))
+    app.session.on_settled([view], moved=False)
     assert app.session.table.pending
+    # The camera frame as the device draws it (the cells read marked on it) is shown.
+    page.wait_for_selector("#pyramido-frame:not([hidden])", timeout=5000)
     wait_until(lambda: page.locator("#pyramido-camera rect.seen-cell").count() == 2)
     assert page.is_visible("#pyramido-camera")
     assert page.locator("#pyramido-camera rect.seen-cell.unsure").count() == 1

@@ -93,9 +93,23 @@ export async function post(url, body = {}, where = "pairing") {
   return data;
 }
 
+/**
+ * Keep ``img`` showing the latest camera frame (/api/frame.jpg, drawn by the device) once a second while a
+ * camera game runs; ``none`` (if given) is shown instead while there is no frame. Stops when img leaves the page.
+ */
+function followFrame(img, none = null) {
+  img.addEventListener("error", () => { img.hidden = true; if (none) none.hidden = false; });
+  img.addEventListener("load", () => { img.hidden = false; if (none) none.hidden = true; });
+  const timer = setInterval(() => {
+    if (!document.body.contains(img)) { clearInterval(timer); return; }
+    const s = latest;
+    if (s && s.camera && s.camera.status !== "none" && s.game && s.game.mode === "camera") img.src = `/api/frame.jpg?v=${Date.now()}`;
+  }, 1000);
+}
+
 function ctx() {
   return {
-    el, post, showError, clearErrors,
+    el, post, showError, clearErrors, followFrame,
     get legal() { return legal; },
     get paired() { return paired; },
     get snapshot() { return latest; },

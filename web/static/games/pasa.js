@@ -12,7 +12,6 @@ const COLOURS = {white: "#f4f4f0", gray: "#9a9a96", maroon: "#7a1f28", orange: "
 const DARK = ["maroon", "red", "green", "blue", "purple", "black", "gray"];
 
 let parts = null;
-let frameTimer = null;
 
 function drawDie(el, value, colour, extra = []) {
   const die = el("button", {class: ["die", ...extra].join(" "), type: "button", "data-value": value,
@@ -158,14 +157,7 @@ export function mount(root, ctx) {
     if (!text) { ctx.showError("enter", "no points can be written in this category now"); return; }
     ctx.post("/api/action", {text}, "enter");
   });
-  img.addEventListener("error", () => { img.hidden = true; noFrame.hidden = false; });
-  img.addEventListener("load", () => { img.hidden = false; noFrame.hidden = true; });
-  if (frameTimer) clearInterval(frameTimer);
-  frameTimer = setInterval(() => {
-    if (!document.body.contains(img)) { clearInterval(frameTimer); frameTimer = null; return; }
-    const s = ctx.snapshot;
-    if (s && s.camera && s.camera.status !== "none" && s.game && s.game.mode === "camera") img.src = `/api/frame.jpg?v=${Date.now()}`;
-  }, 1000);
+  ctx.followFrame(img, noFrame);
   parts = {root, rollInput, openKey: null, rollKey: null, pointsKey: null};
 }
 

@@ -138,7 +138,6 @@ function draw(live, parts, {el}) {
 
 const LETTERS = {orange: "o", blue: "b", purple: "p", green: "g", red: "r"};
 let camera = null; // the camera card's parts
-let frameTimer = null;
 
 function mountCamera(root, ctx) {
   const {el} = ctx;
@@ -165,14 +164,7 @@ function mountCamera(root, ctx) {
   dialog.appendChild(form);
   card.appendChild(dialog);
   root.appendChild(card);
-  img.addEventListener("error", () => { img.hidden = true; });
-  img.addEventListener("load", () => { img.hidden = false; });
-  if (frameTimer) clearInterval(frameTimer);
-  frameTimer = setInterval(() => {
-    if (!document.body.contains(img)) { clearInterval(frameTimer); frameTimer = null; return; }
-    const s = ctx.snapshot;
-    if (s && s.camera && s.camera.status !== "none" && s.game && s.game.mode === "camera") img.src = `/api/frame.jpg?v=${Date.now()}`;
-  }, 1000);
+  ctx.followFrame(img);
   camera = {card, cells, dialog, key: null};
 }
 
