@@ -1,14 +1,16 @@
 """The Pyradice page module (web/static/games/pyradice.js) in headless Chromium (Debian's chromium through
 Playwright; never a downloaded browser): the quarry in three SVG layers with the available dice outlined, each
 pyramid with its objective token per level and skills, the die in hand with its legal slots glowing, the
-objective cards with each player's points, and the live totals; the generic action buttons still play."""
+objective cards with each player's points, and the live totals; the generic action buttons still play; and the
+camera card, where a die read in doubt is tapped and said."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from device.appliance import Appliance
-from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, wait_until
+from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, pair, wait_until
+from vision.pyradice_read import BoardReading, DieRead, PyradiceReading, QuarryReading, SlotReading
 
 pytestmark = BROWSER_TESTS
 
@@ -59,3 +61,30 @@ def test_the_pyradice_page_draws_the_table(web_appliance: tuple[Appliance, str],
     wait_until(lambda: page.locator("figure.pyramid g.pdie").count() == 4)
     assert session.snapshot()["game"]["action_count"] == n + 1
     assert not errors, errors
+
+
+def test_a_die_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tuple[Appliance, str],
+                                                            browser: Any) -> None:
+    app, address = web_appliance
+    session = app.session
+    session.new_game(["Anna", "Ben"], game="pyradice", mode="camera", seed=12)
+    session.apply_text("roll-off 6 2", "page")
+    page, errors = open_page(browser, address, DESKTOP)
+    wait_until(lambda: page.get_attribute("body", "data-game") == "pyradice" and drawn(page, app))
+    # The camera read a die on Anna's first slot whose face it could not tell (a 3? a 5?).
+    doubt = DieRead(3, "maroon", 0.55, 0.99, (30.0, 40.0, 20.0), True, "face hard to read")
+    slot = SlotReading((1, 0), True, 0.97, doubt, True, "face hard to read", (120.0, 200.0))
+    reading = PyradiceReading(2, (BoardReading(1, (slot,)), BoardReading(2, ())), QuarryReading(), ())
+    session.on_settled([reading], moved=False)
+    assert session.table.pending
+    page.wait_for_selector("#pyradice-camera button.reading.unsure", timeout=5000)
+    assert "Anna's slot" in page.inner_text("#pyradice-camera button.reading.unsure")
+    pair(page)
+    page.click("#pyradice-camera button.reading.unsure")
+    page.check("#pyradice-correct input[name='colour'][value='maroon']")
+    page.click("#pyradice-correct button.face-button[value='5']")
+    # The players said a maroon 5: the reading is corrected (the device then explains the table with it).
+    wait_until(lambda: page.locator("#pyradice-camera button.reading.corrected").count() == 1)
+    assert session.snapshot()["table"]["seen"]["corrections"] == [
+        {"index": 0, "place": "player 1's level 1, slot 1", "die": "maroon:5"}]
+    assert errors == []

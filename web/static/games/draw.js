@@ -1,7 +1,8 @@
 // What the board games' page modules (pyradice.js, pyramido.js, dicetreasure.js) draw alike: SVG elements, a
 // die as a rounded square with its face, a die and a count in words, table rows, and the frame of a board
-// game's view: the card "The table" above the generic view, redrawn only when the adapter's view changed.
-// Nothing here knows a game: the colours, sizes and words are the caller's.
+// game's view: the card "The table" above the generic view, redrawn only when the adapter's view changed, and a
+// camera card of the readings in doubt to tap and correct. Nothing here knows a game: the colours, sizes and
+// words are the caller's.
 
 import * as generic from "./generic.js";
 
@@ -97,4 +98,81 @@ export function tableView(kind, build, draw) {
   }
 
   return {mount, render};
+}
+
+/**
+ * A board game's camera card ("What the camera read", shown in camera games): the frame as the device drew it,
+ * and the readings in doubt (and those the players corrected) as buttons; a tap opens a dialog to say what lies
+ * there: a die of one of the game's colours and its face, or nothing. The device then explains the table again.
+ * mountReadings(root, ctx, kind) returns the card's parts; drawReadings(parts, s, ctx, items, colours) redraws
+ * it, items in the adapter's reading order: {index, words, unsure, corrected, colour}.
+ */
+export function mountReadings(root, ctx, kind) {
+  const {el} = ctx;
+  const card = el("section", {class: "card", id: `${kind}-camera`, hidden: true});
+  card.appendChild(el("h2", {}, "What the camera read"));
+  const img = el("img", {id: `${kind}-frame`, alt: "latest camera frame as read", hidden: true, class: "camera-frame"});
+  card.appendChild(img);
+  ctx.followFrame(img);
+  const list = el("div", {id: `${kind}-readings`, class: "readings"});
+  card.appendChild(list);
+  card.appendChild(el("div", {class: "errors", "data-slot": "seen", "aria-live": "assertive"}));
+  const dialog = el("dialog", {id: `${kind}-correct`});
+  const form = el("form", {method: "dialog"});
+  const question = el("p", {class: "question"});
+  const colours = el("div", {class: "colours"});
+  const faces = el("div", {class: "faces"});
+  for (let v = 1; v <= 6; v++) faces.appendChild(el("button", {value: String(v), class: "face-button"}, v));
+  form.append(question, colours, faces, el("button", {value: "empty", class: "empty-button"}, "nothing there"),
+    el("button", {value: "cancel"}, "Cancel"));
+  dialog.appendChild(form);
+  card.appendChild(dialog);
+  root.appendChild(card);
+  return {card, list, dialog, question, colours, key: null};
+}
+
+function openReading(parts, ctx, item, colours) {
+  if (!ctx.paired) { ctx.showError("seen", "pair this browser to correct a reading: press “Pair this browser”, then CONFIRM on the device"); return; }
+  const {el} = ctx;
+  parts.question.textContent = `${item.words}: what lies there?`;
+  parts.colours.replaceChildren();
+  const chosen = colours.includes(item.colour) ? item.colour : colours[0];
+  for (const c of colours) {
+    const label = el("label", {});
+    const radio = el("input", {type: "radio", name: "colour", value: c});
+    radio.checked = c === chosen;
+    label.append(radio, ` ${c}`);
+    parts.colours.appendChild(label);
+  }
+  parts.dialog.returnValue = "";
+  parts.dialog.onclose = () => {
+    const answer = parts.dialog.returnValue;
+    if (!answer || answer === "cancel") return;
+    const colour = (parts.colours.querySelector("input:checked") || {}).value || chosen;
+    ctx.post("/api/correct", {index: item.index, value: answer === "empty" ? "empty" : `${colour}:${answer}`}, "seen");
+  };
+  parts.dialog.showModal();
+}
+
+export function drawReadings(parts, s, ctx, items, colours) {
+  if (!parts) return;
+  const table = s.table || {};
+  parts.card.hidden = !(s.game && s.game.mode === "camera");
+  const key = JSON.stringify([items, !!table.pending]);
+  if (key === parts.key) return;
+  parts.key = key;
+  parts.list.replaceChildren();
+  const shown = items.filter((it) => it.unsure || it.corrected);
+  if (!shown.length) {
+    parts.list.appendChild(ctx.el("p", {class: "hint"}, table.seen ? "Every reading is sure." : "Nothing read yet."));
+    return;
+  }
+  parts.list.appendChild(ctx.el("p", {class: "hint"}, "Readings in doubt: tap one to say what lies there."));
+  for (const it of shown) {
+    const b = ctx.el("button", {type: "button", class: `reading${it.unsure ? " unsure" : ""}${it.corrected ? " corrected" : ""}`,
+      "data-index": String(it.index)}, it.words + (it.corrected ? " (corrected)" : ""));
+    if (table.pending) b.addEventListener("click", () => openReading(parts, ctx, it, colours));
+    else b.disabled = true;
+    parts.list.appendChild(b);
+  }
 }

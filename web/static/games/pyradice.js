@@ -6,7 +6,7 @@
 // points, and the live totals. Below it the generic view: the legal actions as buttons, the chance box
 // (the roll-off), the score breakdown. Nothing here composes engine notation or decides a rule.
 
-import {counted, dieFace, dieWords, parseDie, row, svg, tableView} from "./draw.js";
+import {counted, dieFace, dieWords, drawReadings, mountReadings, parseDie, row, svg, tableView} from "./draw.js";
 
 /** Die body colours on the page (the four Pyradice colours) and the pip colour that reads on each. */
 const BODY = {white: "#f4f1ea", gray: "#9b9b9b", maroon: "#7a2430", orange: "#e88a2e"};
@@ -169,4 +169,36 @@ function draw(live, parts, {el}) {
   drawHand(live, parts, el);
 }
 
-export const {mount, render} = tableView("pyradice", build, draw);
+// The camera's readings in the adapter's order (every board's slots, the quarry's positions, the reserves), so
+// that a correction names the reading by its index.
+const COLOURS = Object.keys(BODY);
+let camera = null;
+
+function readingItems(s) {
+  const seen = (s.table && s.table.seen) || {};
+  const names = (s.game && s.game.players) || [];
+  const corrected = new Set((seen.corrections || []).map((c) => c.index));
+  const items = [];
+  const add = (words, r) => {
+    const index = items.length;
+    const die = r.die ? `${r.die.colour} ${r.die.value}` : r.occupied === false || r.state === "empty" ? "empty" : "a die";
+    items.push({index, words: `${words}: ${die}${r.reason ? ` (${r.reason})` : ""}`, unsure: !!r.unsure && !seen.confirmed,
+      corrected: corrected.has(index), colour: r.die ? r.die.colour : null});
+  };
+  for (const b of seen.boards || []) for (const sl of b.slots) add(`${names[b.seat - 1] || `player ${b.seat}`}'s slot ${sl.slot}`, sl);
+  for (const p of (seen.quarry && seen.quarry.positions) || []) add(`quarry ${p.position}`, p);
+  for (const r of seen.reserves || []) add(`${names[r.seat - 1] || `player ${r.seat}`}'s reserve`, r);
+  return items;
+}
+
+const table = tableView("pyradice", build, draw);
+
+export function mount(root, ctx) {
+  table.mount(root, ctx);
+  camera = mountReadings(root, ctx, "pyradice");
+}
+
+export function render(s, ctx) {
+  table.render(s, ctx);
+  drawReadings(camera, s, ctx, readingItems(s), COLOURS);
+}
