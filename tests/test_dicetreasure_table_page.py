@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from device.appliance import Appliance
+from device.tables.dicetreasure import Snapshot, SpotReading, ZoneReading
 from engine.dice import Die
 from engine.dicetreasure import legal_spaces
 from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, pair, wait_until
@@ -59,4 +60,43 @@ def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(web_applianc
     n = session.snapshot()["game"]["action_count"]
     page.click("#legal-groups button.legal:visible >> nth=0")
     wait_until(lambda: session.snapshot()["game"]["action_count"] == n + 1)
+    assert errors == []
+
+
+def test_a_space_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tuple[Appliance, str],
+                                                              browser: Any) -> None:
+    app, address = web_appliance
+    session = app.session
+    session.new_game(["Anna", "Ben"], {"leprechauns": "off"}, game="dicetreasure", mode="camera")
+    session.apply_text("deal Anna: red-1 red-2 red-5 red-8", "page")
+    session.apply_text("deal Ben: blue-1 blue-2 blue-5 blue-8", "page")
+    session.apply_text("roll red:1 red:2 yellow:3 green:4 blue:5 purple:6", "page")
+    page, errors = open_page(browser, address, DESKTOP)
+    wait_until(lambda: page.get_attribute("body", "data-game") == "dicetreasure" and drawn(page, app))
+    # The camera saw a die on Anna's card red-1 whose face it could not tell; the rest of the table as it is.
+    spaces = {c.card.id: len(c.dice) for p in session.state.players for c in p.cards}
+    spots = []
+    for spot, card in enumerate(("red-1", "red-2", "red-5", "red-8")):
+        n = spaces[card]
+        dice: tuple[Die | None, ...] = (None,) * n
+        why = ("",) * n
+        if spot == 0:
+            dice, why = (Die(2, "red"), *dice[1:]), ("pips hard to count", *why[1:])
+        centres = tuple((100.0 + 20 * i, 100.0) for i in range(n))
+        spots.append(SpotReading("motif-cards-1", spot, card, dice, why, centres))
+    tray = ZoneReading("tray", (Die(1, "red"), Die(3, "yellow"), Die(4, "green"), Die(5, "blue"), Die(6, "purple")))
+    session.on_settled([Snapshot(tuple(spots), (tray,))], moved=False)
+    assert session.table.pending
+    page.wait_for_selector("#dicetreasure-camera button.reading.unsure", timeout=5000)
+    assert "card red-1, space 1" in page.inner_text("#dicetreasure-camera button.reading.unsure")
+    pair(page)
+    page.click("#dicetreasure-camera button.reading.unsure")
+    page.check("#dicetreasure-correct input[name='colour'][value='red']")
+    page.click("#dicetreasure-correct button.face-button[value='2']")
+    # The players said a red 2: the space is corrected, sure now.
+    wait_until(lambda: page.locator("#dicetreasure-camera button.reading.corrected").count() == 1)
+    seen = session.snapshot()["table"]["seen"]
+    assert [s for s in seen["spaces"] if s["corrected"]] == [
+        {"card": "red-1", "space": 1, "die": "red:2", "unsure": False, "why": "pips hard to count",
+         "centre": [100.0, 100.0], "corrected": True}]
     assert errors == []
