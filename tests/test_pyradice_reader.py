@@ -336,3 +336,22 @@ def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -
     pressed = table.button(step, "confirm", long=False)
     assert pressed.action is None and pressed.said is not None and "NEXT" in pressed.said
     assert table.button(step, "next", long=False).action == game.parse_action("pass")
+
+
+def test_confirm_on_a_skill_step_begun_from_a_picture_in_doubt_is_not_no_skill() -> None:
+    """The placement was explained from a picture with readings in doubt, which may already show what the skill
+    did (the game a turn behind the table: a B3 in replay 5504): CONFIRM is then not "no skill"; NEXT is."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    start = seeded_state(49, 2, 12)
+    take = next(a for a in game.legal_actions(start) if a.kind == "take")
+    taken = game.apply(start, take)
+    place = next(p for p in game.legal_actions(taken) if game.apply(taken, p).phase.value == "skill")
+    step = game.apply(taken, place)
+    reading = _reading_of(step)
+    far = next(p for p in reading.quarry.positions if p.state == PRESENT and p.position != take.position)
+    doubtful = replace(reading, quarry=QuarryReading(tuple(replace(p, unsure=True, reason="low confidence")
+                                                           if p is far else p for p in reading.quarry.positions)))
+    assert table.explain(start, table.observe([doubtful], moved=True)).actions[:2] == (take, place)
+    assert table.button(step, "confirm", long=False).action is None
+    assert table.button(step, "next", long=False).action == game.parse_action("pass")

@@ -199,6 +199,17 @@ class PyradiceTable(TableAdapter):
             self._answered = True
         result = self._explain_seen(state, seen)
         self._pending = (seen, state) if result.problems else None
+        if result.actions and not result.problems and _in_doubt_anywhere(seen.reading, state.turn + 1):
+            end = state
+            try:
+                for a in result.actions:
+                    end = self.game.apply(end, a)
+            except GameError:
+                end = state
+            if end.phase is Phase.SKILL:
+                # The skill step begins on a picture read in doubt: it may already show what the skill did (the game
+                # a turn behind the table: a B3 seen with the placement was left to the CONFIRM, as "no skill").
+                self._skill_moved = True
         return result
 
     def _overrule(self, state: PyradiceState, reading: Any) -> None:
@@ -774,6 +785,14 @@ def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], see
         end = game.apply(end, a)
     mine = end.players[state.turn].pyramid
     return all(alike(mine.get(slot), seen.as_read.get(slot)) for slot in seen.unsure_slots)
+
+
+def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
+    """Whether anything of ``seat``'s board, its reserve or the quarry is read in doubt."""
+    board = reading.board(seat)
+    reserve = reading.reserve(seat)
+    return (board is not None and any(s.unsure for s in board.slots)) or any(
+        p.unsure for p in reading.quarry.positions) or (reserve is not None and reserve.unsure)
 
 
 def _take_of(actions: Sequence[Any]) -> Any:
