@@ -189,6 +189,32 @@ def _generic_hint(awaiting: str, finished: bool, has_legal: bool) -> str:
     return ""
 
 
+#: Marks on the page's camera view (BGR): an empty place, a doubt's ring, a mark's ink on a light or dark body.
+EMPTY_MARK, DOUBT_RING = (235, 235, 235), (0, 0, 255)
+
+
+def mark_reading(image: Any, centre: Sequence[float], body: tuple[int, int, int] | None, *, unsure: bool,
+                 text: str = "", radius: int = 6) -> None:
+    """Draw one reading on ``image`` (in place) at ``centre`` for the page's camera view: a disc in the colour
+    read (``body``; None: a hollow ring, nothing there) with ``text`` on it (a face, a dot for an icon), ringed in
+    red when the reader was unsure, the reading a player may tap on the page."""
+    import cv2
+
+    at = (round(float(centre[0])), round(float(centre[1])))
+    if body is None:
+        cv2.circle(image, at, radius, EMPTY_MARK, 1, cv2.LINE_AA)
+    else:
+        cv2.circle(image, at, radius, body, -1, cv2.LINE_AA)
+        if text:
+            ink = (20, 20, 20) if sum(body) > 3 * 150 else (250, 250, 250)
+            scale = radius / 14
+            (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
+            cv2.putText(image, text, (at[0] - w // 2, at[1] + h // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, 1,
+                        cv2.LINE_AA)
+    if unsure:
+        cv2.circle(image, at, radius + 2, DOUBT_RING, max(1, radius // 5), cv2.LINE_AA)
+
+
 def explained_by(game: Game[Any, Any], state: Any, actions: Sequence[Any]) -> Explained:
     """``actions`` as an explanation if the engine accepts them in turn from ``state``, else the engine's
     reason as the problem (an adapter's last check before it hands actions to the session)."""

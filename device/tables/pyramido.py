@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from device.errors import SessionError
-from device.tables import ButtonChoice, Explained, TableAdapter, explained_by
+from device.tables import ButtonChoice, Explained, TableAdapter, explained_by, mark_reading
 from engine.errors import AmbiguousActionError, GameError
 from engine.pyramido import (
     COLOURS,
@@ -427,8 +427,6 @@ class PyramidoTable(TableAdapter):
     def annotate(self, image: Any, readings: Sequence[Any]) -> Any:
         """The frame with every quarter cell read drawn at its place: a dot in the colour read (hollow: empty),
         white where a gem icon was read, ringed in red where the reader was unsure (what a player may tap)."""
-        import cv2
-
         out = np.array(image, copy=True)
         radius = max(3, round(min(out.shape[:2]) / 160))
         for r in readings:
@@ -436,15 +434,10 @@ class PyramidoTable(TableAdapter):
                 continue
             view = r if isinstance(r, PyramidView) else view_of_reading(r)
             for c in view.cells:
-                centre = (round(c.centre[0]), round(c.centre[1]))
-                if c.seen is None:
-                    cv2.circle(out, centre, radius, (235, 235, 235), 1, cv2.LINE_AA)
-                else:
-                    cv2.circle(out, centre, radius, _BGR[c.seen[0]], -1, cv2.LINE_AA)
-                    if c.seen[1]:
-                        cv2.circle(out, centre, max(1, radius // 2), (255, 255, 255), -1, cv2.LINE_AA)
-                if not c.sure:
-                    cv2.circle(out, centre, radius + 2, (0, 0, 255), 1, cv2.LINE_AA)
+                body = None if c.seen is None else _BGR[c.seen[0]]
+                mark_reading(out, c.centre, body, unsure=not c.sure, radius=radius)
+                if c.seen is not None and c.seen[1]:  # the gem icon: a white dot on the block
+                    mark_reading(out, c.centre, (255, 255, 255), unsure=False, radius=max(1, radius // 2))
         return out
 
     # --- what the camera saw -------------------------------------------------------------------
