@@ -12,7 +12,10 @@ placement and skill produce it. It asks rather than guesses:
 - a skill outcome seen only as one die showing another value (a misread would look the same) is shown and
   waits for the player's CONFIRM (the skill step's end: NEXT declines it, CONFIRM with nothing seen is "no
   skill"); a sure swap (A4, A5) or reserve (B3) that is the only explanation is taken as seen;
-- a change on another player's board is a problem ("Ben's 2,1 changed: bumped?").
+- a change on another player's board is a problem ("Ben's 2,1 changed: bumped?");
+- a take is never made on readings in doubt alone (the die only in hand: the placement will say which it was),
+  and at a skill step where a hand moved dice (or begun from a picture in doubt) CONFIRM with no skill seen is
+  not "no skill" (NEXT is): a skill read in doubt is never recorded as none.
 
 The reader of a table (:meth:`PyradiceTable.frame_reader`) is made from a recording's "table" section or the
 device's own (player count, colours taught); it reads each still frame with the game's belief of the quarry
