@@ -342,3 +342,24 @@ def test_a_die_the_game_has_on_a_card_missed_by_the_camera_is_the_games_when_the
     # The die still in the tray: the table is not the game's; not taken for the game's die.
     behind = _with_zones(missed, tray=state.hand)
     assert adapter.explain(placed, adapter.observe([behind], moved=False)).problems
+
+
+def test_a_turn_ended_from_a_cleared_table_after_a_table_not_read_clearly_is_asked() -> None:
+    import random
+
+    from engine.dicetreasure.simulate import eager_policy
+
+    # A seeded game played to the last turn of its first round, with a die still in hand (the end clears the table).
+    state, rng = GAME.initial_state(["Anna", "Ben"], {"leprechauns": "off"}), random.Random(3)
+    while not (state.phase.value == "turn" and state.hand and GAME.apply(state, EndTurn(())).round != state.round):
+        turn = state.phase.value in ("turn", "solo-fill")
+        state = GAME.apply(state, eager_policy(state, GAME.legal_actions(state), rng) if turn
+                           else GAME.random_chance(state, rng))
+    adapter = adapter_for(GAME)
+    cleared = adapter.observe(adapter.truth_readings({"cards": [], "tray": [], "common": [],
+                                                      "reserves": {"1": [], "2": []}}),
+                              moved=False)
+    assert [str(a) for a in adapter.explain(state, cleared).actions] == ["end"]  # the last table was read clearly
+    adapter._unsettled = True  # type: ignore[attr-defined]  # the table before it left a question
+    asked = adapter.explain(state, cleared)
+    assert not asked.actions and "the table is cleared" in asked.problems[0]

@@ -28,6 +28,7 @@ from typing import Any
 from device.errors import SessionError
 from device.tables import Explained, TableAdapter, explained_by
 from engine.dice import Die
+from engine.dicetreasure.game import GAME as DICE_TREASURE
 from engine.dicetreasure.game import bonus_offers
 from engine.dicetreasure.observe import (
     Explanation,
@@ -234,6 +235,8 @@ class DiceTreasureTable(TableAdapter):
         #: the game's belief about each place when its reference patch was taken, the patches of the frame last
         #: read, and each space patch's half size (px; one shape per place). See :meth:`_gated`.
         self._gate: Any = None
+        #: Whether the last table explained left a question (its state was not read clearly).
+        self._unsettled = False
         self._belief: dict[Any, Any] = {}
         self._patches: dict[Any, Any] = {}
         self._halves: dict[Any, int] = {}
@@ -363,6 +366,15 @@ class DiceTreasureTable(TableAdapter):
                 return Explained()
             explained = self._explain_table(state, seen)
             explained = self._rolled(state, seen, explained)
+            if self._unsettled and not seen.confirmed and _ends_round_unseen(state, explained.actions, seen):
+                # The round's end clears the table: a turn ended from a cleared table may have placed dice the
+                # camera never saw explained (held-out seed 4605, four players: a die placed on a card not
+                # identified, then "end" from the cleared table, a wrong action).
+                who = state.players[state.active].name
+                explained = Explained(problems=(
+                    f"the table is cleared, but the last table before it was not read clearly: what did {who} do with "
+                    f"{' '.join(map(str, state.hand))}? enter it on the page or press CONFIRM",))
+            self._unsettled = bool(explained.problems)
             self._believe(state, explained)
             self._remember(state, explained, raw)
             return explained
@@ -970,6 +982,22 @@ def _patches_of(image: Any, reading: Any, pictures: Mapping[Any, Any], halves: d
         if isinstance(key, str):  # a loose zone (card spots are (zone, spot) pairs)
             out[key] = picture
     return out
+
+
+def _ends_round_unseen(state: DiceTreasureState, actions: Sequence[Any], seen: CardsView) -> bool:
+    """Whether ``actions`` end a turn with dice still in hand and so end the round (or the game) while none of the
+    cards in play is in view: the cleared table cannot show whether those dice were placed first."""
+    for action in actions:
+        try:
+            after = DICE_TREASURE.apply(state, action)
+        except GameError:
+            return False
+        if (isinstance(action, EndTurn) and state.hand and (after.round != state.round or after.phase in
+                                                            (Phase.DEAL, Phase.OVER))
+                and not set(in_play(state)) & set(seen.cards)):
+            return True
+        state = after
+    return False
 
 
 def _with_missed(state: DiceTreasureState, seen: CardsView) -> CardsView | None:
