@@ -363,3 +363,37 @@ def test_a_turn_ended_from_a_cleared_table_after_a_table_not_read_clearly_is_ask
     adapter._unsettled = True  # type: ignore[attr-defined]  # the table before it left a question
     asked = adapter.explain(state, cleared)
     assert not asked.actions and "the table is cleared" in asked.problems[0]
+
+
+def test_a_die_read_in_doubt_on_a_space_before_it_left_the_tray_is_no_placement() -> None:
+    from dataclasses import replace
+
+    from engine.dicetreasure import Place
+
+    state, table = played(ROLLED)
+    snapshot = snapshot_from_truth(truth_of(state, table))
+    place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
+    die, at = place.die, place.space - 1
+    spot = next(s for s in snapshot.spots if s.card == "red-1")
+    left = list(state.hand)
+    left.remove(die)
+
+    def seen(tray: tuple[Die, ...]) -> Snapshot:
+        # A space of red-1 read in doubt as a die of the roll.
+        dice, why = list(spot.dice), list(spot.why)
+        dice[at], why[at] = die, "face hard to read"
+        doubtful = replace(spot, dice=tuple(dice), why=tuple(why))
+        return _with_zones(replace(snapshot, spots=tuple(doubtful if s is spot else s for s in snapshot.spots)),
+                           tray=tray)
+
+    def placed(before_too: bool) -> Explained:
+        adapter = adapter_for(GAME)
+        if before_too:  # the table before: the same doubt while the die still lay in the tray
+            assert adapter.explain(state, adapter.observe([seen(state.hand)], moved=False)).problems
+        return adapter.explain(state, adapter.observe([seen(tuple(left))], moved=False))
+
+    # First seen with the die gone from the tray: the rules explain the reading, the placement is taken.
+    assert [str(a) for a in placed(False).actions] == [str(place)]
+    # The same doubt came before the die left the tray (seed 4604): asked, not taken.
+    asked = placed(True)
+    assert not asked.actions and f"card red-1 space {place.space}" in asked.problems[0]

@@ -237,6 +237,11 @@ class DiceTreasureTable(TableAdapter):
         self._gate: Any = None
         #: Whether the last table explained left a question (its state was not read clearly).
         self._unsettled = False
+        #: The spaces read in doubt on the table before the one being explained, and on that one (card, space ->
+        #: the die read), and the observation they came from (a table considered again keeps them).
+        self._doubts_before: dict[tuple[str, int], Die | None] = {}
+        self._doubts_now: dict[tuple[str, int], Die | None] = {}
+        self._doubts_seen: Any = None
         self._belief: dict[Any, Any] = {}
         self._patches: dict[Any, Any] = {}
         self._halves: dict[Any, int] = {}
@@ -356,6 +361,9 @@ class DiceTreasureTable(TableAdapter):
                 self._belief.clear()
             seen = self._read_again(seen, None if dealing else self._identify_among())
         if seen.mats is not None:
+            if seen is not self._doubts_seen:  # a new table, not the last one considered again
+                self._doubts_before, self._doubts_seen = self._doubts_now, seen
+                self._doubts_now = {(s.card, s.space): s.die for s in seen.spaces if not s.sure and not s.corrected}
             raw, seen = seen, self._gated(seen)
             if self._passed(state, seen) or self._behind(state, raw):
                 # The table shows a state the game has already passed (the players answered ahead of it, seeds
@@ -674,6 +682,13 @@ class DiceTreasureTable(TableAdapter):
                 unseen = _loose_unseen(state, actions, explanation.state, view)
                 if unseen:
                     return Explained(problems=tuple(unseen))
+                # A die placed on a space read in doubt as that same die on the table before, while the die still
+                # lay in the tray, is no placement: the doubt came first (two players under exposure 0.7, seed
+                # 4604: a phantom green:6 asked about on an empty space was taken when the real green:6 was placed
+                # on another card the camera missed).
+                if any(isinstance(a, Place) and (a.card, a.space) in self._doubts_before
+                       and self._doubts_before[(a.card, a.space)] == a.die for a in actions):
+                    return Explained(problems=tuple(doubts or strangers))
                 if actions or not doubts:
                     return explained_by(self.game, state, _until_offer(state, actions))
         asked = doubts or strangers
