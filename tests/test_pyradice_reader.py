@@ -319,8 +319,9 @@ def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
 
 def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -> None:
     """At the skill step a hand moved dice (a still table seen to move since the placement) and the camera saw no
-    skill it can tell: CONFIRM ("the skill is done") is not recorded as "no skill" (a B2, an A5 and a B3 read in
-    doubt were so in replays 5501, 5503, 5504); NEXT is "no skill". With nothing moved, CONFIRM is "no skill"."""
+    skill it can tell, the table read in doubt: CONFIRM ("the skill is done") is not recorded as "no skill" (a B2,
+    an A5 and a B3 read in doubt were so in replays 5501, 5503, 5504); NEXT is "no skill". With nothing moved, or
+    all read sure and as before (an A2 re-roll that came up its face), CONFIRM is "no skill"."""
     game = find_game("pyradice")
     table = adapter_for(game)
     start = seeded_state(49, 2, 12)
@@ -331,7 +332,11 @@ def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -
     placed = table.observe([_reading_of(step)], moved=True)
     assert table.explain(start, placed).actions[:2] == (take, place)
     assert table.button(step, "confirm", long=False).action == game.parse_action("pass")  # nothing moved since
-    moved = table.observe([_reading_of(step)], moved=False)  # settled again after a hand: the dice read as before
+    same = table.observe([_reading_of(step)], moved=False)  # settled again, all read sure and as before
+    assert table.explain(step, same).actions == ()
+    assert table.button(step, "confirm", long=False).action == game.parse_action("pass")
+    again = _reading_of(step, unsure_slot=step.placed, seat_of_doubt=step.turn + 1)
+    moved = table.observe([again], moved=False)  # settled again after a hand: read in doubt, as before otherwise
     assert table.explain(step, moved).actions == ()
     pressed = table.button(step, "confirm", long=False)
     assert pressed.action is None and pressed.said is not None and "NEXT" in pressed.said

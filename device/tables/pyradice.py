@@ -192,10 +192,11 @@ class PyradiceTable(TableAdapter):
         self._camera = True
         if state.phase is not Phase.SKILL:
             self._before_skill, self._skill_moved = seen, False
-        elif seen is not self._before_skill:
-            # A still table settled again at the skill step: something moved over the table since the placement
-            # (the filter reads nothing more until it does), a hand changing dice, whether the reading shows it
-            # or not (a B3 read in doubt was "not seen to move").
+        elif seen is not self._before_skill and _in_doubt_anywhere(seen.reading, state.turn + 1):
+            # A still table settled again at the skill step (something moved over the table since the placement:
+            # the filter reads nothing more until it does), read in doubt: a hand changed dice, whether the reading
+            # shows it or not (a B3 read in doubt was "not seen to move"). Read without doubt and showing no
+            # change, CONFIRM is "no skill" (an A2 re-roll that came up the face it had looks so).
             self._skill_moved = True
         if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
             self._overrule(state, seen.reading)
