@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from device.commands import replay
 from device.record_dicetreasure import Table, canonical, make, truth_of
 from device.recording import load_recording
 from device.tables import Explained, adapter_for
-from device.tables.dicetreasure import Snapshot, snapshot_from_truth
+from device.tables.dicetreasure import Snapshot, SpotReading, ZoneReading, snapshot_from_truth
 from engine.dice import Die
 from engine.dicetreasure import GAME, EndTurn, Roll
 from engine.dicetreasure.state import DiceTreasureState as GameState
@@ -397,3 +398,18 @@ def test_a_die_read_in_doubt_on_a_space_before_it_left_the_tray_is_no_placement(
     # The same doubt came before the die left the tray (seed 4604): asked, not taken.
     asked = placed(True)
     assert not asked.actions and f"card red-1 space {place.space}" in asked.problems[0]
+
+
+def test_the_camera_view_marks_each_die_read_and_rings_the_doubts() -> None:
+    adapter = adapter_for(GAME)
+    frame = np.full((960, 1280, 3), 128, np.uint8)
+    spot = SpotReading("motif-cards-1", 0, "red-1", (Die(4, "blue"), None), ("pips hard to count", ""),
+                       ((200.0, 200.0), (300.0, 200.0)))
+    tray = ZoneReading("tray", (Die(6, "yellow"),), True, ((600.0, 500.0),))
+    drawn = adapter.annotate(frame, [Snapshot((spot,), (tray,))])
+    assert (frame == 128).all()  # a copy
+    assert tuple(drawn[200, 192]) == (174, 79, 31)  # the blue die's disc, beside its face
+    assert tuple(drawn[500, 592]) == (30, 210, 235)  # the yellow die in the tray
+    red = (drawn[..., 2] > 200) & (drawn[..., 0] < 60) & (drawn[..., 1] < 60)
+    assert red[185:216, 185:216].any() and not red[485:516, 585:616].any()  # only the doubt is ringed
+    assert tuple(drawn[200, 300]) == (128, 128, 128)  # an empty space: a hollow ring only

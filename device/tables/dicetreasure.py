@@ -25,8 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from device.errors import SessionError
-from device.tables import Explained, TableAdapter, explained_by
+from device.tables import Explained, TableAdapter, explained_by, mark_reading
 from engine.dice import Die
 from engine.dicetreasure.game import GAME as DICE_TREASURE
 from engine.dicetreasure.game import bonus_offers
@@ -201,6 +203,17 @@ def _cards_of(readings: Sequence[Any]) -> list[Any]:
     return out
 
 
+#: The stand-in deck's dice colours as the page's camera view draws them (BGR; a taught colour not named here is
+#: drawn grey, its face still on it).
+_BGR = {"red": (42, 40, 200), "yellow": (30, 210, 235), "green": (70, 168, 47), "blue": (174, 79, 31),
+        "purple": (120, 40, 106)}
+
+
+
+def _body(die: Die) -> tuple[int, int, int]:
+    return _BGR.get(die.colour or "", (128, 128, 128))
+
+
 class DiceTreasureTable(TableAdapter):
     name = "dicetreasure"
 
@@ -301,6 +314,23 @@ class DiceTreasureTable(TableAdapter):
         return key(a) == key(b)
 
     # --- what the camera saw -------------------------------------------------------------------
+    def annotate(self, image: Any, readings: Sequence[Any]) -> Any:
+        """The frame with every die read on a card's space or in a loose zone marked where it lies: its face on a
+        disc of its colour (a hollow ring: an empty space), ringed in red where the reader was unsure."""
+        out = np.array(image, copy=True)
+        radius = max(5, round(min(out.shape[:2]) / 90))
+        for r in readings:
+            if not isinstance(r, Snapshot):
+                continue
+            for spot in r.spots:
+                for die, why, centre in zip(spot.dice, spot.why, spot.centres, strict=False):
+                    mark_reading(out, centre, None if die is None else _body(die), unsure=bool(why),
+                                 text=str(die.value) if die else "", radius=radius)
+            for zone in r.zones:
+                for die, centre in zip(zone.dice, zone.centres, strict=False):
+                    mark_reading(out, centre, _body(die), unsure=not zone.sure, text=str(die.value), radius=radius)
+        return out
+
     def observe(self, readings: Sequence[Any], *, moved: bool) -> CardsView:
         if readings and all(isinstance(r, Snapshot) for r in readings):
             return _view_of(readings, moved)
