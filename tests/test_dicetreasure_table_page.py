@@ -91,6 +91,8 @@ def test_a_space_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tup
     assert "card red-1, space 1" in page.inner_text("#dicetreasure-camera button.reading.unsure")
     pair(page)
     page.click("#dicetreasure-camera button.reading.unsure")
+    offered = page.locator("#dicetreasure-correct input[name='colour']")
+    assert [offered.nth(i).get_attribute("value") for i in range(offered.count())] == list(session.state.dice_colours)
     page.check("#dicetreasure-correct input[name='colour'][value='red']")
     page.click("#dicetreasure-correct button.face-button[value='2']")
     # The players said a red 2: the space is corrected, sure now.

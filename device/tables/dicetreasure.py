@@ -817,6 +817,7 @@ def dicetreasure_view(state: DiceTreasureState) -> dict[str, Any]:
         "kind": "dicetreasure",
         "round": state.round, "cycle": state.cycle, "turns": state.turns, "goal": state.goal,
         "steal": state.steal, "solo": state.solo, "phase": state.phase.value,
+        "dice_colours": list(state.dice_colours),  # the deck's (a taught deck names its own): the page offers them
         "players": players,
         "tray": [str(d) for d in state.hand],
         "common": [str(d) for d in state.common],
