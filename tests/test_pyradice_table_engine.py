@@ -4,6 +4,7 @@ silently (the issue's one-pip misreads of older dice)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engine import AmbiguousActionError, IllegalActionError
@@ -195,3 +196,25 @@ def test_a_change_on_another_board_is_a_warning() -> None:
     assert board_changes(other, bumped) == [f"{other.name}'s {pyr.slot_text(slot)} changed: bumped?"]
     assert board_changes(other, bumped, frozenset({slot})) == []
     assert board_changes(other, dict(other.pyramid)) == []
+
+
+def test_the_camera_view_marks_each_place_read_and_rings_the_doubts() -> None:
+    from device.tables import adapter_for
+    from engine.game import find_game
+    from vision.pyradice_read import BoardReading, DieRead, PositionReading, PyradiceReading, QuarryReading, SlotReading
+
+    adapter = adapter_for(find_game("pyradice"))
+    frame = np.full((960, 1280, 3), 128, np.uint8)
+    sure = SlotReading((1, 0), True, 0.99, DieRead(2, "maroon", 0.99, 0.99, (30.0, 40.0, 20.0), False), False, "",
+                       (200.0, 200.0))
+    empty = SlotReading((1, 1), False, 0.02, None, False, "", (400.0, 200.0))
+    doubt = PositionReading((1, 1, 1), "top", 0.98, DieRead(5, "orange", 0.5, 0.99, (60.0, 30.0, 60.0), True),
+                            True, "face hard to read", (600.0, 500.0))
+    reading = PyradiceReading(2, (BoardReading(1, (sure, empty)),), QuarryReading((doubt,)), ())
+    drawn = adapter.annotate(frame, [reading])
+    assert (frame == 128).all()  # a copy
+    assert tuple(drawn[200, 190]) == (48, 36, 122)  # the maroon die's disc, beside its face
+    assert tuple(drawn[500, 590]) == (46, 138, 232)  # the orange quarry die
+    red = (drawn[..., 2] > 200) & (drawn[..., 0] < 60) & (drawn[..., 1] < 60)
+    assert red[480:521, 580:621].any() and not red[180:221, 180:221].any()  # only the doubt is ringed
+    assert tuple(drawn[200, 400]) == (128, 128, 128)  # an empty slot: a hollow ring only

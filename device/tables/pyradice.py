@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from device.errors import SessionError
-from device.tables import ButtonChoice, Explained, TableAdapter, explained_by
+from device.tables import ButtonChoice, Explained, TableAdapter, explained_by, mark_reading
 from engine.dice import Die
 from engine.errors import AmbiguousActionError, GameError, InvalidActionError
 from engine.pyradice import Observation
@@ -87,6 +87,10 @@ def _items(reading: Any) -> list[Any]:
 
 def _slot_words(slot: Slot) -> str:
     return f"level {slot[0]}, slot {slot[1] + 1}"
+
+
+#: The four Pyradice colours as the page's camera view draws them (BGR).
+_BGR = {"white": (234, 241, 244), "gray": (155, 155, 155), "maroon": (48, 36, 122), "orange": (46, 138, 232)}
 
 
 class PyradiceTable(TableAdapter):
@@ -161,6 +165,26 @@ class PyradiceTable(TableAdapter):
 
     def readings_agree(self, a: Sequence[Any], b: Sequence[Any]) -> bool:
         return [_summary(r) for r in a] == [_summary(r) for r in b]
+
+    def annotate(self, image: Any, readings: Sequence[Any]) -> Any:
+        """The frame with every slot and quarry position read marked where it lies: the die's face on a disc of
+        its colour (a hollow ring: empty), ringed in red where the reader was unsure (what a player may tap)."""
+        import numpy as np
+
+        out = np.array(image, copy=True)
+        radius = max(5, round(min(out.shape[:2]) / 90))
+        for reading in readings:
+            if not (hasattr(reading, "boards") and hasattr(reading, "quarry")):
+                continue
+            for item in _items(reading):
+                centre = getattr(item, "centre", None)
+                if centre is None:  # a reserve is read where its spot lies, not at a point
+                    continue
+                die = item.die
+                body = None if die is None else _BGR.get(die.colour, (128, 128, 128))
+                mark_reading(out, centre, body, unsure=bool(item.unsure), text=str(die.value) if die else "",
+                             radius=radius)
+        return out
 
     # --- what the camera saw -------------------------------------------------------------------
     def observe(self, readings: Sequence[Any], *, moved: bool) -> TableSeen:
