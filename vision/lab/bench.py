@@ -74,9 +74,18 @@ def available_cpus() -> set[int]:
 
 
 def pin(cpus: set[int]) -> None:
-    """Run this process on these CPUs only (where the system lets it choose)."""
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, cpus)
+    """Run this process on these CPUs only (where the system lets it choose): every thread of it, not only the
+    caller (Linux pins a thread at a time), so that the pools NumPy's BLAS and the libraries started at import
+    do not go on working on the other cores while a "one core" figure is taken."""
+    if not hasattr(os, "sched_setaffinity"):
+        return
+    os.sched_setaffinity(0, cpus)
+    tasks = Path("/proc/self/task")
+    for task in tasks.iterdir() if tasks.is_dir() else ():
+        try:
+            os.sched_setaffinity(int(task.name), cpus)
+        except (OSError, ValueError):  # a thread that ended meanwhile
+            continue
 
 
 def core_runs(all_cpus: set[int]) -> tuple[tuple[int, set[int], str], ...]:
