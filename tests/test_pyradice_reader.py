@@ -21,6 +21,7 @@ from engine.dice import Die
 from engine.game import find_game
 from engine.pyradice.pyramid import SLOTS
 from vision.lab.mat_render import random_view
+from vision.lab.pyradice_measure import score_frame
 from vision.lab.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
 from vision.pyradice_read import (
     EMPTY,
@@ -36,7 +37,6 @@ from vision.pyradice_read import (
     SlotReading,
     _teach_from_truth,
     fit_lattice,
-    score_frame,
 )
 from vision.registration import MarkerFinder, locate
 
