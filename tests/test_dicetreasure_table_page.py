@@ -16,14 +16,19 @@ from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, pair, wait_u
 pytestmark = BROWSER_TESTS
 
 
+def dealt_and_rolled(session: Any, mode: str) -> None:
+    """Anna and Ben, four cards each (the stand-in deck's reds and blues), Anna's six dice rolled."""
+    session.new_game(["Anna", "Ben"], {"leprechauns": "off"}, game="dicetreasure", mode=mode)
+    session.apply_text("deal Anna: red-1 red-2 red-5 red-8", "page")
+    session.apply_text("deal Ben: blue-1 blue-2 blue-5 blue-8", "page")
+    session.apply_text("roll red:1 red:2 yellow:3 green:4 blue:5 purple:6", "page")
+
+
 def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(web_appliance: tuple[Appliance, str],
                                                                      browser: Any) -> None:
     app, address = web_appliance
     session = app.session
-    session.new_game(["Anna", "Ben"], {"leprechauns": "off"}, game="dicetreasure", mode="offline")
-    session.apply_text("deal Anna: red-1 red-2 red-5 red-8", "page")
-    session.apply_text("deal Ben: blue-1 blue-2 blue-5 blue-8", "page")
-    session.apply_text("roll red:1 red:2 yellow:3 green:4 blue:5 purple:6", "page")
+    dealt_and_rolled(session, "offline")
     legal = session.legal()["legal"]
     first = next(a["text"] for a in legal if a["group"] == "place")
     session.apply_text(first, "page")
@@ -67,10 +72,7 @@ def test_a_space_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tup
                                                               browser: Any) -> None:
     app, address = web_appliance
     session = app.session
-    session.new_game(["Anna", "Ben"], {"leprechauns": "off"}, game="dicetreasure", mode="camera")
-    session.apply_text("deal Anna: red-1 red-2 red-5 red-8", "page")
-    session.apply_text("deal Ben: blue-1 blue-2 blue-5 blue-8", "page")
-    session.apply_text("roll red:1 red:2 yellow:3 green:4 blue:5 purple:6", "page")
+    dealt_and_rolled(session, "camera")
     page, errors = open_page(browser, address, DESKTOP)
     wait_until(lambda: page.get_attribute("body", "data-game") == "dicetreasure" and drawn(page, app))
     # The camera saw a die on Anna's card red-1 whose face it could not tell; the rest of the table as it is.

@@ -6,7 +6,7 @@
 // the neighbour rule forbids (their reason as a tooltip). Below it the generic view: the legal actions as
 // buttons, the chance box, the score breakdown. Nothing here composes engine notation or decides a rule.
 
-import {dieFace, dieWords, drawReadings, mountReadings, svg, tableView} from "./draw.js";
+import {dieFace, dieWords, svg, tableView} from "./draw.js";
 
 /** Dice colours on the page (the stand-in deck's five), the pip colour that reads on each, and backgrounds. */
 const BODY = {red: "#c8282a", yellow: "#ebd21e", green: "#2fa846", blue: "#1f4fae", purple: "#6a2878"};
@@ -139,8 +139,6 @@ function draw(live, parts, ctx) {
 
 // The camera's readings of the cards' spaces, in the adapter's order, so that a correction names the space by its
 // index. The colours offered are the deck's (the live view's dice_colours), else the stand-in deck's five.
-let camera = null;
-
 function readingItems(s) {
   const seen = (s.table && s.table.seen) || {};
   return (seen.spaces || []).map((sp, index) => ({
@@ -148,15 +146,7 @@ function readingItems(s) {
     unsure: !!sp.unsure, corrected: !!sp.corrected, colour: sp.die ? String(sp.die).split(":")[0] : null}));
 }
 
-const table = tableView("dicetreasure", build, draw);
-
-export function mount(root, ctx) {
-  table.mount(root, ctx);
-  camera = mountReadings(root, ctx, "dicetreasure");
-}
-
-export function render(s, ctx) {
-  table.render(s, ctx);
-  const live = (s.game && s.game.live) || {};
-  drawReadings(camera, s, ctx, readingItems(s), live.dice_colours || Object.keys(BODY));
-}
+export const {mount, render} = tableView("dicetreasure", build, draw, {
+  items: readingItems,
+  colours: (s) => ((s.game && s.game.live) || {}).dice_colours || Object.keys(BODY),
+});

@@ -69,9 +69,12 @@ export function row(el, attrs, cells) {
  * KIND-generic: the legal actions as buttons, the chance box, the score breakdown). draw(live, parts, ctx)
  * redraws the table from the adapter's view (game.live of this kind) whenever that changed; parts.live is the
  * view last drawn, and a page-only choice that needs a redraw sets parts.key = null and calls draw again.
+ * With camera ({items(s), colours(s)}: the readings in the adapter's order and the die colours to offer), the
+ * camera card of mountReadings/drawReadings follows the generic view.
  */
-export function tableView(kind, build, draw) {
+export function tableView(kind, build, draw, camera = null) {
   let parts = null;
+  let readings = null;
 
   function mount(root, ctx) {
     const {el} = ctx;
@@ -83,10 +86,12 @@ export function tableView(kind, build, draw) {
     const rest = el("div", {id: `${kind}-generic`});
     root.appendChild(rest);
     generic.mount(rest, ctx);
+    if (camera) readings = mountReadings(root, ctx, kind);
   }
 
   function render(s, ctx) {
     generic.render(s, ctx);
+    if (camera) drawReadings(readings, s, ctx, camera.items(s), camera.colours(s));
     const game = s.game;
     const live = game && game.live;
     if (!parts || !live || live.kind !== kind) return;

@@ -6,7 +6,7 @@
 // points, and the live totals. Below it the generic view: the legal actions as buttons, the chance box
 // (the roll-off), the score breakdown. Nothing here composes engine notation or decides a rule.
 
-import {counted, dieFace, dieWords, drawReadings, mountReadings, parseDie, row, svg, tableView} from "./draw.js";
+import {counted, dieFace, dieWords, parseDie, row, svg, tableView} from "./draw.js";
 
 /** Die body colours on the page (the four Pyradice colours) and the pip colour that reads on each. */
 const BODY = {white: "#f4f1ea", gray: "#9b9b9b", maroon: "#7a2430", orange: "#e88a2e"};
@@ -172,7 +172,6 @@ function draw(live, parts, {el}) {
 // The camera's readings in the adapter's order (every board's slots, the quarry's positions, the reserves), so
 // that a correction names the reading by its index.
 const COLOURS = Object.keys(BODY);
-let camera = null;
 
 function readingItems(s) {
   const seen = (s.table && s.table.seen) || {};
@@ -191,14 +190,4 @@ function readingItems(s) {
   return items;
 }
 
-const table = tableView("pyradice", build, draw);
-
-export function mount(root, ctx) {
-  table.mount(root, ctx);
-  camera = mountReadings(root, ctx, "pyradice");
-}
-
-export function render(s, ctx) {
-  table.render(s, ctx);
-  drawReadings(camera, s, ctx, readingItems(s), COLOURS);
-}
+export const {mount, render} = tableView("pyradice", build, draw, {items: readingItems, colours: () => COLOURS});
