@@ -36,6 +36,18 @@ def played(texts: tuple[str, ...]) -> tuple[GameState, Table]:
     return state, table
 
 
+def placed_on_red_1() -> tuple[GameState, GameState, Snapshot]:
+    """After ROLLED: the state, the state once a die of the roll is placed on Anna's card red-1, and that table
+    as a perfect reader reads it."""
+    from engine.dicetreasure import Place
+
+    state, table = played(ROLLED)
+    place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
+    placed = GAME.apply(state, place)
+    table.follow(state, place, placed)
+    return state, placed, snapshot_from_truth(truth_of(placed, table))
+
+
 @pytest.mark.parametrize(("players", "seed"), [(1, 21), (2, 22)])
 def test_a_whole_game_replays_to_its_true_record_from_the_table_alone(tmp_path: Path, players: int,
                                                                       seed: int) -> None:
@@ -199,14 +211,9 @@ def test_a_space_in_doubt_that_looks_empty_is_empty_when_every_die_is_seen_elsew
 def test_a_doubt_between_two_cards_in_play_is_settled_by_the_dice_the_game_has_on_them() -> None:
     from dataclasses import replace
 
-    from engine.dicetreasure import Place
 
     adapter = adapter_for(GAME)
-    state, table = played(ROLLED)
-    place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
-    placed = GAME.apply(state, place)
-    table.follow(state, place, placed)
-    snapshot = snapshot_from_truth(truth_of(placed, table))
+    _, placed, snapshot = placed_on_red_1()
 
     def doubted(card: str, other: str) -> Explained:
         spots = tuple(replace(s, doubt=other) if s.card == card else s for s in snapshot.spots)
@@ -328,14 +335,9 @@ def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -
 def test_a_die_the_game_has_on_a_card_missed_by_the_camera_is_the_games_when_the_zones_agree() -> None:
     from dataclasses import replace
 
-    from engine.dicetreasure import Place
 
     adapter = adapter_for(GAME)
-    state, table = played(ROLLED)
-    place = next(a for a in GAME.legal_actions(state) if isinstance(a, Place) and a.card == "red-1")
-    placed = GAME.apply(state, place)
-    table.follow(state, place, placed)
-    snapshot = snapshot_from_truth(truth_of(placed, table))
+    state, placed, snapshot = placed_on_red_1()
     missed = replace(snapshot, spots=tuple(replace(s, dice=tuple(None for _ in s.dice)) if s.card == "red-1" else s
                                            for s in snapshot.spots))
     # Every loose zone as the game has it after the placement: the die is on its card (seed 4604), nothing asked.
