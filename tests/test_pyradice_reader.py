@@ -317,6 +317,16 @@ def test_at_the_skill_step_a_die_read_empty_in_doubt_is_asked_about() -> None:
     assert table.explain(step, seen_with(EMPTY_UNDER_BELIEF)).problems
 
 
+def a_skill_step(game: Any) -> tuple[Any, Any, Any, Any]:
+    """A 2-player game (seed 49, 12 turns in): the state, a take, the placement that leads to a skill step, and
+    that skill step."""
+    start = seeded_state(49, 2, 12)
+    take = next(a for a in game.legal_actions(start) if a.kind == "take")
+    taken = game.apply(start, take)
+    place = next(p for p in game.legal_actions(taken) if game.apply(taken, p).phase.value == "skill")
+    return start, take, place, game.apply(taken, place)
+
+
 def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -> None:
     """At the skill step a hand moved dice (a still table seen to move since the placement) and the camera saw no
     skill it can tell, the table read in doubt: CONFIRM ("the skill is done") is not recorded as "no skill" (a B2,
@@ -324,11 +334,7 @@ def test_confirm_after_dice_moved_at_the_skill_step_is_not_taken_as_no_skill() -
     all read sure and as before (an A2 re-roll that came up its face), CONFIRM is "no skill"."""
     game = find_game("pyradice")
     table = adapter_for(game)
-    start = seeded_state(49, 2, 12)
-    take = next(a for a in game.legal_actions(start) if a.kind == "take")
-    taken = game.apply(start, take)
-    place = next(p for p in game.legal_actions(taken) if game.apply(taken, p).phase.value == "skill")
-    step = game.apply(taken, place)
+    start, take, place, step = a_skill_step(game)
     placed = table.observe([_reading_of(step)], moved=True)
     assert table.explain(start, placed).actions[:2] == (take, place)
     assert table.button(step, "confirm", long=False).action == game.parse_action("pass")  # nothing moved since
@@ -348,11 +354,7 @@ def test_confirm_on_a_skill_step_begun_from_a_picture_in_doubt_is_not_no_skill()
     did (the game a turn behind the table: a B3 in replay 5504): CONFIRM is then not "no skill"; NEXT is."""
     game = find_game("pyradice")
     table = adapter_for(game)
-    start = seeded_state(49, 2, 12)
-    take = next(a for a in game.legal_actions(start) if a.kind == "take")
-    taken = game.apply(start, take)
-    place = next(p for p in game.legal_actions(taken) if game.apply(taken, p).phase.value == "skill")
-    step = game.apply(taken, place)
+    start, take, place, step = a_skill_step(game)
     reading = _reading_of(step)
     far = next(p for p in reading.quarry.positions if p.state == PRESENT and p.position != take.position)
     doubtful = replace(reading, quarry=QuarryReading(tuple(replace(p, unsure=True, reason="low confidence")
