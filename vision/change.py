@@ -105,9 +105,10 @@ class ChangeGate:
         h, w = now.shape[:2]
         inner = now[s : h - s, s : w - s]
         scaled = ref * gain
-        # Unchanged places are the common case: in place first.
+        # Unchanged places are the common case: in place first. The search stops as soon as a shift shows the place
+        # unchanged (its score then bounds the lowest from above: the verdict is the same).
         best, at = self._local(inner, scaled[s : h - s, s : w - s]), (0, 0)
-        if best <= self.threshold / 2 or s == 0:
+        if best <= self.threshold or s == 0:
             return best
         # Then the whole shifts the patches' correlation ranks best (one matchTemplate for all of them, instead of
         # a local score for each). Ranking may skip the shift that would score lowest, which can only call a
@@ -123,7 +124,7 @@ class ChangeGate:
             score = self._local(inner, scaled[s + dy : h - s + dy, s + dx : w - s + dx])
             if score < best:
                 best, at = score, (dx, dy)
-            if best <= self.threshold / 2:
+            if best <= self.threshold:
                 return best
             tried += 1
             if tried == RANKED_SHIFTS:
@@ -141,10 +142,14 @@ class ChangeGate:
                 moved = cv2.warpAffine(scaled, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
                 moved = moved.reshape(scaled.shape)[s : h - s, s : w - s]
                 best = min(best, self._local(inner, moved))
+                if best <= self.threshold:
+                    return best
         return best
 
     def compare(self, patches: Mapping[Key, np.ndarray]) -> dict[Key, float]:
-        """Each place's change score against the reference (0: the same); inf for a place with no reference."""
+        """Each place's change score against the reference (0: the same); inf for a place with no reference. A
+        score above the threshold is the lowest over every shift tried; one at or under it is the first shift
+        found under it (the place is unchanged, whatever the other shifts would give)."""
         current = {key: _prepare(patch) for key, patch in patches.items()}
         gain = self._gain(current)
         scores: dict[Key, float] = {}
