@@ -518,6 +518,15 @@ class PyradiceTable(TableAdapter):
         return min(with_centre, key=lambda kc: (kc[1][0] - x) ** 2 + (kc[1][1] - y) ** 2)[0]
 
 
+def _mean_colour(patch: Any) -> Any:
+    """A patch's mean per channel (as float64 levels; OpenCV's mean: a tenth of NumPy's time on small patches)."""
+    import cv2
+    import numpy as np
+
+    channels = patch.shape[2] if patch.ndim == 3 else 1
+    return np.array(cv2.mean(patch)[:channels], np.float64)
+
+
 #: A zone whose corners moved by more than this in the frame (px) was moved or bumped: its places are compared
 #: afresh (the registration's own jitter is well under it).
 ZONE_MOVED_PX = 3.0
@@ -609,19 +618,17 @@ class ChangeWatch:
 
     def _take(self, key: tuple[Any, ...], patch: Any, value: Any) -> None:
         """The patch becomes the place's reference, for the belief's ``value`` there."""
-        import numpy as np
 
         self.gate.propose({key: patch})
         self.gate.accept()
         self.values[key] = value
-        self.means[key] = np.asarray(patch, np.float64).reshape(-1, patch.shape[-1]).mean(axis=0)
+        self.means[key] = _mean_colour(patch)
 
     def _mean_moved(self, patches: Mapping[tuple[Any, ...], Any]) -> set[tuple[Any, ...]]:
         """Places whose mean colour moved beyond MEAN_MOVED after the common gain (median over places)."""
         import numpy as np
 
-        now = {k: np.asarray(p, np.float64).reshape(-1, p.shape[-1]).mean(axis=0) for k, p in patches.items()
-               if k in self.means}
+        now = {k: _mean_colour(p) for k, p in patches.items() if k in self.means}
         if not now:
             return set()
         ratios = np.array([now[k] / np.maximum(self.means[k], 8.0) for k in now])
