@@ -24,7 +24,8 @@ device asks instead of guessing.
 
 Colours are the four Pyradice colours: a nominal palette (:func:`vision.colour.nominal_palette`) until the
 players teach the table's own (:meth:`PyradiceReader.teach`). Everything here was developed and measured on
-rendered frames only (:mod:`vision.lab.pyradice_render`); ``python -m vision.lab.pyradice_measure --measure`` measures it.
+rendered frames only (:mod:`vision.lab.pyradice_render`); ``python -m vision.lab.pyradice_measure --measure``
+measures it.
 """
 
 from __future__ import annotations
