@@ -18,9 +18,7 @@ for the load.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -32,18 +30,6 @@ from vision.lab.bench import available_cpus, core_runs, median_ms, pin
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench parser has --repeat
     del parser
-
-
-def median_cpu_ms(fn: Callable[[], Any], repeat: int) -> float:
-    """The median CPU time of ``fn`` (``time.process_time``, ms): on a machine shared with other work, the
-    reader's own cost, where wall-clock time (``median_ms``) also counts the time others' processes took."""
-    fn()
-    times = []
-    for _ in range(max(repeat, 3)):
-        start = time.process_time()
-        fn()
-        times.append((time.process_time() - start) * 1000)
-    return statistics.median(times)
 
 
 def scenes() -> list[dict[str, Any]]:
@@ -100,12 +86,12 @@ def run(args: argparse.Namespace) -> int:
                     return PyramidReader().read(image, zone, known, seat=seat)
 
                 pyramid_cold = median_ms(cold, repeat)
-                cpu = [median_cpu_ms(partial(reader.read, image, zone, known, seat=seat), repeat),
-                       median_cpu_ms(cold, repeat)]
+                cpu = [median_ms(partial(reader.read, image, zone, known, seat=seat), repeat, time.process_time),
+                       median_ms(cold, repeat, time.process_time)]
                 sizes = [s.size for s in before.spaces]
                 explore = partial(read_exploration, image, ex_zone, pile_sizes=sizes, thickness_mm=t["thickness"])
                 exploration = median_ms(explore, repeat)
-                cpu.append(median_cpu_ms(explore, repeat))
+                cpu.append(median_ms(explore, repeat, time.process_time))
                 adapter = PyramidoTable(game)
                 adapter.record = before
                 frame_reader = adapter.frame_reader({"players": 2, "domino_mm": t["thickness"]})

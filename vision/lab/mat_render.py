@@ -301,14 +301,17 @@ def _pick_covered(rng: np.random.Generator, placed: Sequence[PlacedMat], n: int)
 
 def _table_surface(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
     """A wooden or cloth table: a base colour with low-frequency grain."""
-    w, h = size
     base = np.array(rng.choice([(60, 90, 130), (40, 70, 40), (90, 90, 95), (30, 50, 90)]), np.float32)
+    return grained_surface(rng, size, base, 0.12)
+
+
+def grained_surface(rng: np.random.Generator, size: tuple[int, int], base: np.ndarray, amount: float) -> np.ndarray:
+    """A table of colour ``base`` (BGR, float32) over ``size`` (w, h), its grain (long along x) varying the light by
+    ``amount``: the board games' renderers' tables."""
+    w, h = size
     grain = cv2.resize(rng.normal(0, 1, (max(2, h // 40), max(2, w // 8))).astype(np.float32), (w, h),
                        interpolation=cv2.INTER_LINEAR)
-    out = np.empty((h, w, 3), np.float32)
-    for c in range(3):
-        out[:, :, c] = base[c] * (1 + 0.12 * grain)
-    return out
+    return np.multiply(base[None, None, :], (1 + amount * grain)[:, :, None], dtype=np.float32)
 
 
 def _cover(frame: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> None:

@@ -36,6 +36,7 @@ from vision.lab.mat_render import (
     ViewStyle,
     camera_rotation,
     finish_frame,
+    grained_surface,
     mat_raster,
     random_view,
     table_layout,
@@ -624,15 +625,9 @@ def _warp_sheet(frame: np.ndarray, raster: np.ndarray, m: np.ndarray) -> None:
 
 
 def _surface(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    w, h = size
     base = np.array([(60, 90, 130), (40, 70, 40), (90, 90, 95), (30, 50, 90), (110, 120, 130)][int(rng.integers(5))],
                     np.float32)
-    grain = cv2.resize(rng.normal(0, 1, (max(2, h // 40), max(2, w // 8))).astype(np.float32), (w, h),
-                       interpolation=cv2.INTER_LINEAR)
-    out = np.empty((h, w, 3), np.float32)
-    for c in range(3):
-        out[:, :, c] = base[c] * (1 + 0.12 * grain)
-    return out
+    return grained_surface(rng, size, base, 0.12)
 
 
 def _finish(frame: np.ndarray, rng: np.random.Generator, view: ViewStyle, style: TableStyle) -> np.ndarray:

@@ -32,7 +32,7 @@ import numpy as np
 from engine.game import find_game
 from engine.pyramido import COLOURS, GEMS, Colour, Gem, Pyramido, PyramidoState
 from engine.pyramido.game import Place, known_top  # engine names used here that the package does not re-export
-from vision.lab.mat_render import PlacedMat, camera_rotation, finish_frame, mat_raster, table_layout
+from vision.lab.mat_render import PlacedMat, camera_rotation, finish_frame, grained_surface, mat_raster, table_layout
 from vision.mats import Mat, Rect, mats
 
 Cell = tuple[int, int]
@@ -549,11 +549,9 @@ def _hand(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generator, sea
 
 
 def _table_surface(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    w, h = size
     base = np.array(rng.choice([(60, 90, 130), (40, 70, 40), (90, 90, 95), (30, 50, 90), (120, 120, 125)]),
                     np.float32)
-    grain = cv2.resize(rng.normal(0, 1, (max(2, h // 40), max(2, w // 8))).astype(np.float32), (w, h))
-    return np.multiply(base[None, None, :], (1 + 0.1 * grain)[:, :, None], dtype=np.float32)
+    return grained_surface(rng, size, base, 0.1)
 
 
 def _finish(image: np.ndarray, rng: np.random.Generator, table: PyramidoTable) -> np.ndarray:
