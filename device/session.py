@@ -672,6 +672,25 @@ class GameSession:
         with self._lock:
             return self._setup().teach_dice(game)
 
+    def deck(self) -> dict[str, Any]:
+        """The Dice Treasure deck enrolled on this device so far."""
+        return self._setup().deck()
+
+    def read_deck_card(self) -> dict[str, Any]:
+        """The card on player 1's first card spot in the latest frame, as it would be enrolled (nothing saved)."""
+        with self._lock:
+            return self._setup().read_card()
+
+    def add_deck_card(self, card: Any) -> dict[str, Any]:
+        """Add a card the owner checked on the page to the device's deck."""
+        with self._lock:
+            return self._setup().add_card(card)
+
+    def remove_deck_card(self, card_id: str) -> dict[str, Any]:
+        """Take a card enrolled by mistake out of the device's deck."""
+        with self._lock:
+            return self._setup().remove_card(card_id)
+
     def _setup(self) -> Any:
         if self._table_setup is None:
             from device.tablesetup import TableSetup  # OpenCV's marker detector only when asked for

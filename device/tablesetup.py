@@ -3,9 +3,12 @@
 The page (web/) may not reach into vision/, so the session hands it these through the protocol: the sheets of a
 game's mats (:func:`vision.matprint.sheet_index`), one sheet as SVG or PDF, what the camera sees of the mats
 now (:func:`device.zones.calibrate_frame`: markers seen per sheet, the mapping error, pixels per millimetre and
-the smallest piece's size, what to fix in words) with the frame annotated by the registration stage, and the
+the smallest piece's size, what to fix in words) with the frame annotated by the registration stage, the
 colours taught at the table (:class:`device.teaching.TeachingStore`): one die of each colour laid in view and
-taught from the latest frame.
+taught from the latest frame, and the owners' own Dice Treasure deck (``deck.json`` beside the event log), enrolled
+card by card from the camera as ``companion deck enrol`` does on the command line (:mod:`device.deck`): a card laid
+on player 1's first card spot is read, the owner checks or fixes it on the page, and it is added only if the deck
+validator accepts the deck with it; the file is written atomically, so a power cut keeps the old deck or the new.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from vision.registration import MarkerFinder, annotate
 
 #: The widest annotated frame the page is sent.
 VIEW_WIDTH = 960
+#: The owners' own Dice Treasure deck, beside the event log.
+DECK_FILE = "deck.json"
 
 
 class TableSetup:
@@ -87,3 +92,66 @@ class TableSetup:
             raise ValueError("no die was found in the camera's view: lay one die of each colour on the table")
         return {**store.report(game), "measured": [{"centre": [round(c, 1) for c in centre], "colour": name}
                                                    for centre, _, name in taught]}
+
+    # --- the owners' own Dice Treasure deck -------------------------------------------------------------------
+    @property
+    def deck_path(self) -> Path:
+        return self.state_dir / DECK_FILE
+
+    def deck(self) -> dict[str, Any]:
+        """The deck enrolled on this device so far: its cards in words, how many of the box, its warnings."""
+        from device.deck import card_words, read_file
+        from engine.dicetreasure.cards import BACKGROUNDS, MOTIF_CARD_COUNT, deck_warnings, parse_deck
+
+        data = read_file(self.deck_path)
+        cards = data["motif_cards"]
+        warnings = deck_warnings(parse_deck(data, DECK_FILE)) if cards else []
+        return {"name": data.get("name", ""), "file": str(self.deck_path), "saved": self.deck_path.exists(),
+                "motif_cards": len(cards), "of": MOTIF_CARD_COUNT, "partial": len(cards) < MOTIF_CARD_COUNT,
+                "bonus_cards": len(data.get("bonus_cards", [])), "warnings": warnings,
+                "dice_colours": list(data.get("dice_colours", [])), "backgrounds": list(BACKGROUNDS),
+                "cards": [{"id": c["id"], "words": card_words(c)} for c in cards]}
+
+    def read_card(self) -> dict[str, Any]:
+        """The card on player 1's first card spot in the latest frame, as the deck entry it would be (with the
+        id it would get) and the doubts the owner should check before adding it. Nothing is saved."""
+        from device.deck import card_words, next_id, read_enrolment, read_file
+
+        shot = self.hub.frame()
+        if shot is None:
+            raise ValueError("no camera frame yet: lay player 1's mat under the camera with the card on its first "
+                             "card spot")
+        got = read_enrolment(shot.image, "?")
+        entry = dict(got.entry)
+        entry["id"] = next_id(read_file(self.deck_path), str(entry["background"]))
+        return {"entry": entry, "words": card_words(entry), "doubts": list(got.doubts), "sure": got.sure}
+
+    def add_card(self, entry: Any) -> dict[str, Any]:
+        """Add the owner's checked ``entry`` (a card as :meth:`read_card` gave it, fixed on the page) to the deck;
+        its id is the next free one for its background. A ValueError names every problem the validator finds."""
+        from device.deck import add_card, next_id, read_file, write_file
+
+        if not isinstance(entry, dict) or not isinstance(entry.get("spaces"), list):
+            raise ValueError("'card' must be a card as read: background, coins and its spaces")
+        fields = {k: entry[k] for k in ("background", "coins", "spaces") if k in entry}
+        data = read_file(self.deck_path)
+        card = {"id": next_id(data, str(fields.get("background"))), **fields}
+        problems = add_card(data, card)
+        if problems:
+            raise ValueError("not added: " + "; ".join(problems[:4]))
+        write_file(self.deck_path, data)
+        return {**self.deck(), "added": card["id"]}
+
+    def remove_card(self, card_id: str) -> dict[str, Any]:
+        """Take a card enrolled by mistake out of the deck (the deck is partial again)."""
+        from device.deck import read_file, write_file
+        from engine.dicetreasure.cards import MOTIF_CARD_COUNT
+
+        data = read_file(self.deck_path)
+        kept = [c for c in data["motif_cards"] if c.get("id") != card_id]
+        if len(kept) == len(data["motif_cards"]):
+            raise ValueError(f"no card {card_id!r} in the deck")
+        data["motif_cards"] = kept
+        data["partial"] = len(kept) < MOTIF_CARD_COUNT
+        write_file(self.deck_path, data)
+        return {**self.deck(), "removed": card_id}

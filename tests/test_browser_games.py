@@ -273,6 +273,25 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(web_applianc
     wait_until(lambda: "die colours taught" in page.inner_text("#colours-taught"))
     assert "still to teach" in page.inner_text("#colours-taught")
     assert page.is_visible("#teach-dice")  # Dice Treasure's pieces are dice: taught from the camera
+    # The owners' own deck: the card on player 1's first spot is read, checked, fixed by the owner and added.
+    from engine.dicetreasure import load_deck, sample_deck
+    from vision.lab.dicetreasure_render import render_enrolment
+
+    wait_until(lambda: "No card enrolled yet" in page.inner_text("#deck-status"))
+    pair(page)
+    card = sample_deck().card("red-5")
+    app.hub.put_frame(render_enrolment(card, 6103, (960, 720)).image, ())  # seed 6103: never used before
+    page.click("#deck-read")
+    wait_until(lambda: page.is_visible("#deck-card"))
+    assert page.locator("#deck-spaces tr[data-space]").count() == len(card.spaces)
+    assert page.input_value("#deck-background") == "red"
+    page.select_option("#deck-spaces tr[data-space='1'] select.value", "6")
+    page.click("#deck-add")
+    wait_until(lambda: page.locator("#deck-cards li").count() == 1)
+    assert "1 of 63 motif cards enrolled (a partial deck)" in page.inner_text("#deck-status")
+    assert page.is_hidden("#deck-card")
+    saved = load_deck(app.session.log.path.parent / "deck.json").card("red-1")
+    assert sorted(saved.spaces, key=lambda s: (s.pos[1], s.pos[0]))[0].value == 6  # the owner's fix was kept
     assert errors == []
 
 

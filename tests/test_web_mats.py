@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -116,3 +117,44 @@ def test_colours_are_taught_from_the_camera(client: FlaskClient, session: GameSe
     assert sorted(d["colour"] for d in report["measured"]) == sorted(bodies)
     assert report["complete"] and client.get("/api/teach?game=pyradice").get_json()["complete"]
     assert teach({"game": "pyramido"}).status_code == 400  # blocks and gems: taught by the Pyramido reader
+
+
+def test_the_owners_deck_is_enrolled_card_by_card_from_the_camera(client: FlaskClient, session: GameSession,
+                                                                   tmp_path: Path) -> None:
+    import json
+
+    from engine.dicetreasure import load_deck, sample_deck
+    from vision.dicetreasure_read import canonical_entry
+    from vision.lab.dicetreasure_render import render_enrolment
+
+    empty = client.get("/api/deck").get_json()
+    assert empty["motif_cards"] == 0 and not empty["saved"] and empty["partial"]
+    token = client.get("/api/csrf").get_json()["csrf"]
+
+    def post(url: str, body: object) -> Any:
+        return client.post(url, data=json.dumps(body), content_type="application/json",
+                           headers={"X-CSRF-Token": token})
+
+    assert post("/api/deck/read", {}).status_code == 403  # a change: pairing first
+    post("/api/pair", {})
+    session.press("confirm")
+    assert client.get("/api/pair").get_json()["paired"]  # the browser's next look completes the pairing
+    missing = post("/api/deck/read", {})
+    assert missing.status_code == 400 and "no camera frame yet" in missing.get_json()["error"]
+    card = sample_deck().card("red-5")  # four spaces, two of them with values
+    session.hub.put_frame(render_enrolment(card, 6102, (960, 720)).image, ())  # seed 6102: never used before
+    read = post("/api/deck/read", {}).get_json()
+    assert read["sure"] and read["entry"] == {**canonical_entry(card), "id": "red-1"}
+    assert not (tmp_path / "deck.json").exists()  # reading saves nothing
+    # The owner "fixes" it to 3 coins: a four-space card is worth 2, so the validator refuses it, naming why.
+    refused = post("/api/deck/cards", {"card": {**read["entry"], "coins": 3}})
+    assert refused.status_code == 400 and "not added" in refused.get_json()["error"]
+    assert post("/api/deck/cards", {"card": "red-5"}).status_code == 400
+    added = post("/api/deck/cards", {"card": {**read["entry"], "id": "whatever"}}).get_json()
+    assert added["added"] == "red-1" and added["motif_cards"] == 1 and added["partial"]
+    assert any("partial: 1 of 63" in w for w in added["warnings"])
+    deck = load_deck(tmp_path / "deck.json")  # the file the validator accepts, the id the device chose
+    assert [c.id for c in deck.motif_cards] == ["red-1"] and deck.partial
+    assert post("/api/deck/remove", {"id": "red-9"}).status_code == 400
+    removed = post("/api/deck/remove", {"id": "red-1"}).get_json()
+    assert removed["motif_cards"] == 0 and json.loads((tmp_path / "deck.json").read_text())["motif_cards"] == []

@@ -1,7 +1,10 @@
 """The printable mats, the camera check and the colours taught: ``/mats/GAME.json`` lists a game's sheets,
 ``/mats/GAME/N.svg`` (or ``.pdf``) is one sheet to print at 100 %, ``/api/calibration`` says what the camera sees
 of the mats now and ``/api/calibration.jpg`` is the frame with the markers and zones found drawn on it;
-``/api/teach`` says which colours are taught and (POST, paired) teaches the dice colours from the camera."""
+``/api/teach`` says which colours are taught and (POST, paired) teaches the dice colours from the camera;
+``/api/deck`` is the owners' own Dice Treasure deck: ``POST /api/deck/read`` reads the card on player 1's first
+card spot (nothing saved), ``POST /api/deck/cards`` adds the card as the owner checked it, ``POST
+/api/deck/remove`` takes one out (all paired)."""
 
 from __future__ import annotations
 
@@ -75,3 +78,32 @@ def teach() -> Any:
     if not isinstance(game, str) or not game:
         abort(400, "'game' must name the game whose dice are in view")
     return jsonify(services().session.teach_colours(game))
+
+
+@bp.get("/api/deck")
+def deck() -> Any:
+    return jsonify(services().session.deck())
+
+
+@bp.post("/api/deck/read")
+@protected()
+def read_card() -> Any:
+    """The card lying on player 1's first card spot, as it would be enrolled: check it, fix it, then add it."""
+    return jsonify(services().session.read_deck_card())
+
+
+@bp.post("/api/deck/cards")
+@protected()
+def add_card() -> Any:
+    """``{"card": {"background", "coins", "spaces": [{"at", "colour", "value"}, ...]}}``: add it to the deck."""
+    return jsonify(services().session.add_deck_card(json_body().get("card")))
+
+
+@bp.post("/api/deck/remove")
+@protected()
+def remove_card() -> Any:
+    """``{"id": CARD}``: take a card enrolled by mistake out of the deck."""
+    card = json_body().get("id")
+    if not isinstance(card, str) or not card:
+        abort(400, "'id' must name a card of the deck")
+    return jsonify(services().session.remove_deck_card(card))

@@ -1,6 +1,7 @@
 // The set-up of a board-game table: the mats to print (/mats/GAME.json, /mats/GAME/N.svg|pdf) and what the
 // camera sees of them now (/api/calibration, /api/calibration.jpg). Games with mats are the catalog's games
-// whose mats the device can make (it answers their sheet list); nothing here is hard-coded per game.
+// whose mats the device can make (it answers their sheet list); nothing here is hard-coded per game, except
+// Dice Treasure's deck enrolment (/api/deck): its cards are the one piece the owners teach card by card.
 
 import {el, post, showError} from "./app.js";
 
@@ -39,6 +40,97 @@ async function drawSheets() {
   preview.src = `/mats/${encodeURIComponent(game)}/1.svg?players=${n}`;
   preview.hidden = false;
   await drawTaught(game);
+  document.getElementById("deck-enrol").hidden = game !== "dicetreasure";
+  if (game === "dicetreasure") await drawDeck();
+}
+
+// --- Dice Treasure: the owners' own deck, card by card ------------------------------------------------------
+let deck = null;  // the device's last report of the deck (its colours and backgrounds fill the card form)
+
+function showDeck(report) {
+  deck = report;
+  const status = document.getElementById("deck-status");
+  status.textContent = report.motif_cards
+    ? `${report.motif_cards} of ${report.of} motif cards enrolled` + (report.partial ? " (a partial deck)" : "") +
+      (report.bonus_cards ? `, ${report.bonus_cards} leprechaun cards` : "")
+    : "No card enrolled yet: the games here use the stand-in deck.";
+  const warnings = document.getElementById("deck-warnings");
+  warnings.replaceChildren(...(report.warnings || []).map((w) => el("li", {}, w)));
+  const list = document.getElementById("deck-cards");
+  list.replaceChildren();
+  for (const card of report.cards || []) {
+    const item = el("li", {"data-card": card.id}, `${card.words} `);
+    const remove = el("button", {type: "button", class: "remove", title: `take ${card.id} out of the deck`}, "Remove");
+    remove.addEventListener("click", () => removeCard(card.id));
+    item.appendChild(remove);
+    list.appendChild(item);
+  }
+}
+
+async function drawDeck() {
+  const report = await json("/api/deck");
+  if (report.error) { showError("table-setup", report.error); return; }
+  showDeck(report);
+}
+
+function options(select, values, chosen) {
+  select.replaceChildren(...values.map((v) => el("option", {value: String(v), selected: String(v) === String(chosen)}, String(v))));
+}
+
+// The card as read, in a form the owner checks: background, coins, and each space's colour and value.
+function showCard(read) {
+  const form = document.getElementById("deck-card");
+  form.hidden = false;
+  document.getElementById("deck-card-words").textContent =
+    (read.sure ? "Read: " : "Read, with doubts (check them): ") + read.words;
+  document.getElementById("deck-doubts").replaceChildren(...read.doubts.map((d) => el("li", {class: "doubt"}, d)));
+  options(document.getElementById("deck-background"), deck.backgrounds, read.entry.background);
+  document.getElementById("deck-coins").value = String(read.entry.coins);
+  const table = document.getElementById("deck-spaces");
+  table.replaceChildren();
+  const head = el("tr");
+  for (const h of ["Space", "At (column, row)", "Dice colour", "Value"]) head.appendChild(el("th", {}, h));
+  table.appendChild(head);
+  read.entry.spaces.forEach((space, i) => {
+    const row = el("tr", {"data-space": i + 1, "data-at": JSON.stringify(space.at)});
+    row.appendChild(el("td", {class: "num"}, i + 1));
+    row.appendChild(el("td", {}, space.at.join(", ")));
+    const colour = el("select", {class: "colour", "aria-label": `space ${i + 1} dice colour`});
+    options(colour, ["any", ...deck.dice_colours], space.colour);
+    const value = el("select", {class: "value", "aria-label": `space ${i + 1} value`});
+    options(value, ["any", 1, 2, 3, 4, 5, 6], space.value);
+    for (const control of [colour, value]) { const cell = el("td"); cell.appendChild(control); row.appendChild(cell); }
+    table.appendChild(row);
+  });
+}
+
+function cardFromForm() {
+  const spaces = [...document.querySelectorAll("#deck-spaces tr[data-space]")].map((row) => {
+    const value = row.querySelector("select.value").value;
+    return {at: JSON.parse(row.dataset.at), colour: row.querySelector("select.colour").value,
+            value: value === "any" ? "any" : Number(value)};
+  });
+  return {background: document.getElementById("deck-background").value,
+          coins: Number(document.getElementById("deck-coins").value), spaces};
+}
+
+async function readCard() {
+  const read = await post("/api/deck/read", {}, "table-setup");
+  if (read.error) return;
+  showCard(read);
+}
+
+async function addCard(event) {
+  event.preventDefault();
+  const report = await post("/api/deck/cards", {card: cardFromForm()}, "table-setup");
+  if (report.error) return;  // the validator's words are shown; the form stays for a fix
+  document.getElementById("deck-card").hidden = true;
+  showDeck(report);
+}
+
+async function removeCard(id) {
+  const report = await post("/api/deck/remove", {id}, "table-setup");
+  if (!report.error) showDeck(report);
 }
 
 // The colours taught at this table: the readers use them instead of the nominal ones.
@@ -125,6 +217,9 @@ async function start() {
   document.getElementById("mats-players").addEventListener("change", drawSheets);
   document.getElementById("camera-check").addEventListener("click", checkCamera);
   document.getElementById("teach-dice").addEventListener("click", teachDice);
+  document.getElementById("deck-read").addEventListener("click", readCard);
+  document.getElementById("deck-card").addEventListener("submit", addCard);
+  document.getElementById("deck-discard").addEventListener("click", () => { document.getElementById("deck-card").hidden = true; });
   document.getElementById("mats-form").addEventListener("submit", (e) => { e.preventDefault(); drawSheets(); });
   await drawSheets();
   document.body.dataset.tableSetup = "ready";
