@@ -283,8 +283,9 @@ class Appliance:
             return board_reader_for(source.recording.table, truth=truth)
 
         def make(adapter: TableAdapter) -> Reader:
-            players = len(self.session.record.players) if self.session.record is not None else 2
-            return board_reader_for(live_table(self.state_dir, adapter.name, players), truth=truth)(adapter)
+            record = self.session.record
+            players, options = (len(record.players), record.options) if record is not None else (2, {})
+            return board_reader_for(live_table(self.state_dir, adapter.name, players, options), truth=truth)(adapter)
 
         return make
 

@@ -158,3 +158,44 @@ def test_the_owners_deck_is_enrolled_card_by_card_from_the_camera(client: FlaskC
     assert post("/api/deck/remove", {"id": "red-9"}).status_code == 400
     removed = post("/api/deck/remove", {"id": "red-1"}).get_json()
     assert removed["motif_cards"] == 0 and json.loads((tmp_path / "deck.json").read_text())["motif_cards"] == []
+
+
+def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(client: FlaskClient,
+                                                                               session: GameSession,
+                                                                               tmp_path: Path) -> None:
+    import json
+
+    from device.deck import write_file
+    from device.tables import live_table
+    from engine.dicetreasure import load_deck, sample_deck
+    from vision.dicetreasure_read import canonical_entry
+
+    def new_game(options: dict[str, str]) -> Any:
+        return client.post("/api/game", data=json.dumps({"game": "dicetreasure", "players": ["Anna", "Ben"],
+                                                         "mode": "offline", "options": options}),
+                           content_type="application/json",
+                           headers={"X-CSRF-Token": client.get("/api/csrf").get_json()["csrf"]})
+
+    client.post("/api/pair", data="{}", content_type="application/json",
+                headers={"X-CSRF-Token": client.get("/api/csrf").get_json()["csrf"]})
+    session.press("confirm")
+    assert client.get("/api/pair").get_json()["paired"]
+    nothing = new_game({"deck": "own", "leprechauns": "off"})
+    assert nothing.status_code == 400 and "no motif card is enrolled" in nothing.get_json()["error"]
+    stand_in = sample_deck()
+    mine = [canonical_entry(stand_in.card(f"blue-{n}")) for n in range(1, 6)]
+    write_file(tmp_path / "deck.json", {"format": "dicetreasure-deck/1", "name": "our box", "stand_in": False,
+                                        "partial": True, "dice_colours": list(stand_in.dice_colours),
+                                        "motif_cards": mine, "bonus_cards": []})
+    started = new_game({"deck": "own", "leprechauns": "off"})
+    assert started.status_code == 200, started.get_json()
+    assert [c.id for c in session.state.draw_pile] == [f"blue-{n}" for n in range(1, 6)]
+    shown = client.get("/api/state").get_json()["game"]
+    assert shown["options"]["deck"] == "own"  # the page's set-up form shows the choice, not the deck's JSON
+    assert shown["pieces"] == "own deck: our box, 5 motif cards (partial)"
+    # Enrolling more later never changes the game's own deck: its record keeps the cards it was played with.
+    write_file(tmp_path / "deck.json", {**json.loads((tmp_path / "deck.json").read_text()), "motif_cards": mine[:2]})
+    assert session.resume() and len(session.state.draw_pile) == 5
+    table = live_table(tmp_path, "dicetreasure", 2, session.record.options)  # what the camera's reader loads
+    assert [c.id for c in load_deck(table["deck"]).motif_cards] == [f"blue-{n}" for n in range(1, 6)]
+    assert new_game({"deck": "{not json"}).status_code == 400  # a forged record option is refused, named

@@ -14,6 +14,7 @@ Readings the rulebook leaves open are rule options (:data:`OPTIONS`); see docs/d
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,7 +22,7 @@ from typing import Any, TypeVar
 
 from engine.advice import Advice
 from engine.dice import Die
-from engine.dicetreasure.cards import BACKGROUNDS, BonusCard, Deck, MotifCard, sample_deck
+from engine.dicetreasure.cards import BACKGROUNDS, BonusCard, Deck, MotifCard, parse_deck, sample_deck
 from engine.dicetreasure.placement import card_defects, fitting, target_cards, why_not
 from engine.dicetreasure.state import (
     Action,
@@ -70,7 +71,17 @@ OPTIONS: tuple[RuleOption, ...] = (
         "the steal phase). 'turn-order': the first of them in turn order from the round's start player gets the "
         "chip. 'most-coins': the one with most coins of that colour gets it, turn order breaking a tie.",
     ),
+    RuleOption(
+        "deck",
+        ("stand-in", "own"),
+        "stand-in",
+        "Which motif cards: 'stand-in', the shipped deck (the real box's composition with invented patterns), or "
+        "'own', the owners' box as enrolled on the device (companion deck enrol, or the page's set-up). A game "
+        "played with its own deck keeps the deck itself in its record, so later enrolment never changes it.",
+    ),
 )
+#: The ``deck`` option's value in a game's record when it was played with an own deck: the deck file's JSON.
+DECK_JSON_START = "{"
 
 
 T = TypeVar("T")
@@ -113,6 +124,21 @@ def card_gold(player: PlayerState) -> dict[str, int]:
 
 def coins_of(player: PlayerState, background: str) -> int:
     return sum(c.coins for c in player.claimed if c.background == background)
+
+
+def record_deck(data: Mapping[str, Any]) -> str:
+    """A deck file's data as the ``deck`` option's value in a game's record (compact, stable JSON)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def recorded_deck(text: str) -> Deck:
+    """The deck a game's record keeps (:func:`record_deck`); InvalidActionError naming what is wrong."""
+    try:
+        return parse_deck(json.loads(text), "the game's own deck")
+    except json.JSONDecodeError as exc:
+        raise InvalidActionError(f"rule option deck: not a deck ({exc.msg})") from None
+    except ValueError as exc:
+        raise InvalidActionError(f"rule option deck: {exc}") from None
 
 
 def new_game(
@@ -380,11 +406,26 @@ class DiceTreasure(Game[DiceTreasureState, Action]):
         "roll COLOUR:VALUE...      chance: the dice drawn from the bag and rolled",
     )
 
+    def resolve_options(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
+        """As every game's, and ``deck`` may also be a deck file's JSON (how a game's record keeps the own deck
+        it was played with; :func:`record_deck`)."""
+        given = dict(given or {})
+        deck = given.get("deck", "")
+        if not deck.startswith(DECK_JSON_START):
+            return super().resolve_options(given)
+        recorded_deck(deck)  # every problem of the deck named
+        return {**super().resolve_options({k: v for k, v in given.items() if k != "deck"}), "deck": deck}
+
     def initial_state(
         self, players: Sequence[str], options: Mapping[str, str] | None = None, *, seed: int | None = None
     ) -> DiceTreasureState:
-        """The stand-in deck's game; every random part of setup is a chance action, so ``seed`` is unused."""
-        return new_game(players, None, options)
+        """The game with the deck the ``deck`` option names (the stand-in by default); every random part of
+        setup is a chance action, so ``seed`` is unused."""
+        deck = (options or {}).get("deck", "stand-in")
+        if deck == "own":
+            raise InvalidActionError("deck=own is the deck enrolled on the device: start the game on the device "
+                                     "(or give the deck file: companion dicetreasure new --deck FILE)")
+        return new_game(players, recorded_deck(deck) if deck.startswith(DECK_JSON_START) else None, options)
 
     # --- decisions ---------------------------------------------------------------------------
     def legal_actions(self, state: DiceTreasureState) -> list[Action]:

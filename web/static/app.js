@@ -122,6 +122,9 @@ function renderShell(s) {
   const game = s.game;
   document.getElementById("title").textContent = game ? `${game.title} · game ${game.id}` : "Table Companion";
   document.title = game ? `${game.title} · Table Companion` : "Table Companion";
+  const pieces = document.getElementById("pieces");  // which deck a game plays (a stand-in is said)
+  pieces.hidden = !(game && game.pieces);
+  pieces.textContent = game && game.pieces ? game.pieces : "";
   const cam = document.getElementById("camera");
   const camera = s.camera || {status: "none"};
   cam.textContent = camera.status === "none" ? "no camera" : `camera: ${camera.status}` + (camera.detail ? ` (${camera.detail})` : "");
