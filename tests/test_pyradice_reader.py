@@ -362,3 +362,36 @@ def test_confirm_on_a_skill_step_begun_from_a_picture_in_doubt_is_not_no_skill()
     assert table.explain(start, table.observe([doubtful], moved=True)).actions[:2] == (take, place)
     assert table.button(step, "confirm", long=False).action is None
     assert table.button(step, "next", long=False).action == game.parse_action("pass")
+
+
+def test_a_table_ahead_of_the_game_is_caught_up_turn_by_turn_never_explained_as_another_action() -> None:
+    """The table shows more than one turn (the next player's die already placed while the game is still at the
+    mover's turn: replay 5503's wrong A5 began so, a "pass" tapped for the next turn landing on this turn's skill
+    step): the mover's turn is explained from it and then the next one, the next player's die is never a problem
+    ("bumped?") nor part of the mover's turn; where the mover's skill step is not over, that is asked."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    before = seeded_state(45, 2, 6)
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+
+    def next_turn_on_level_1(state: Any) -> tuple[Any, Any, Any]:
+        own = next(a for a in game.legal_actions(state) if a.kind == "take")
+        held = game.apply(state, own)
+        place = next(p for p in game.legal_actions(held) if p.slot[0] == 1)  # level 1: no skill step
+        return own, place, game.apply(held, place)
+
+    flat = next(p for p in game.legal_actions(taken) if p.slot[0] == 1)
+    take2, place2, both = next_turn_on_level_1(game.apply(taken, flat))
+    explained = table.explain(before, table.observe([_reading_of(both)], moved=True))
+    assert not explained.problems and explained.actions == (take, flat, take2, place2)
+    # The mover placed where a skill may follow, and the next player moved on: the skill step is asked about.
+    high = next(p for p in game.legal_actions(taken) if game.apply(taken, p).phase.value == "skill")
+    step = game.apply(taken, high)
+    passed = game.apply(step, game.parse_action("pass"))
+    take3, place3, ahead = next_turn_on_level_1(passed)
+    seen = table.observe([_reading_of(ahead)], moved=True)
+    assert table.explain(before, seen).actions == (take, high)
+    asked = table.explain(step, seen)
+    assert not asked.actions and asked.problems[0].startswith("the table is ahead of the game")
+    assert table.explain(passed, seen).actions == (take3, place3)  # the skill step ended (NEXT): the next turn

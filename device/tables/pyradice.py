@@ -124,6 +124,8 @@ class PyradiceTable(TableAdapter):
         #: dice at the skill step): a CONFIRM with no skill seen is then no "no skill".
         self._before_skill: Any = None
         self._skill_moved = False
+        #: Later players' dice the last observation saw already placed (the table ahead of the game), in words.
+        self._ahead: tuple[str, ...] = ()
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -226,19 +228,46 @@ class PyradiceTable(TableAdapter):
             self._overrule(state, seen.reading)
             self._answered = True
         result = self._explain_seen(state, seen)
+        if self._ahead and not result.actions:
+            # A later turn is on the table and the mover's is not seen through: never a silent wait (nothing else
+            # would move the game on), and never that later turn taken for the mover's.
+            mover, placed = state.mover.name, ", ".join(self._ahead)
+            result = Explained(problems=(
+                f"the table is ahead of the game ({placed} already placed): end {mover}'s skill step (NEXT for no "
+                "skill, or correct the die the skill changed)" if state.phase is Phase.SKILL else
+                f"the table is ahead of the game ({placed} already placed), but {mover}'s turn is not seen: "
+                f"correct the die {mover} placed", *result.problems))
+        end = self._after(state, result.actions) if result.actions and not result.problems else state
+        for _ in range(len(state.players) - 1):
+            # The table is ahead of the game (a later player's die already placed): once the mover's turn is seen
+            # through, the next turn is explained from the same picture, so that the page's inputs (a "pass"
+            # tapped, a CONFIRM) land on the turn they are meant for. What the next turn cannot explain waits for
+            # the next still table; the turns explained so far stand.
+            if not self._ahead or end.phase is not Phase.TAKE or end.turn == state.turn or end.phase is Phase.OVER:
+                break
+            self._before_skill, self._skill_moved = seen, False
+            more = self._explain_seen(end, seen)
+            if more.problems or not more.actions:
+                self._belief = end
+                break
+            result = Explained(actions=(*result.actions, *more.actions))
+            end = self._after(end, more.actions)
         self._pending = (seen, state) if result.problems else None
-        if result.actions and not result.problems and _in_doubt_anywhere(seen.reading, state.turn + 1):
-            end = state
-            try:
-                for a in result.actions:
-                    end = self.game.apply(end, a)
-            except GameError:
-                end = state
-            if end.phase is Phase.SKILL:
-                # The skill step begins on a picture read in doubt: it may already show what the skill did (the game
-                # a turn behind the table: a B3 seen with the placement was left to the CONFIRM, as "no skill").
-                self._skill_moved = True
+        if (result.actions and not result.problems and end.phase is Phase.SKILL
+                and _in_doubt_anywhere(seen.reading, end.turn + 1)):
+            # The skill step begins on a picture read in doubt: it may already show what the skill did (the game a
+            # turn behind the table: a B3 seen with the placement was left to the CONFIRM, as "no skill").
+            self._skill_moved = True
         return result
+
+    def _after(self, state: PyradiceState, actions: Sequence[Any]) -> PyradiceState:
+        end = state
+        try:
+            for a in actions:
+                end = self.game.apply(end, a)
+        except GameError:
+            return state
+        return end
 
     def _overrule(self, state: PyradiceState, reading: Any) -> None:
         """The players moved the game on past a question about ``reading``: every slot it read sure that the game
@@ -356,6 +385,7 @@ class PyradiceTable(TableAdapter):
         fixed = seen.fixed()
         index = {_key(p): k for k, p in enumerate(_places(reading))}
         seat = state.turn + 1
+        self._ahead = ()
         problems: list[str] = []
         doubts: list[str] = []
         board = reading.board(seat)
@@ -379,7 +409,10 @@ class PyradiceTable(TableAdapter):
                 continue
             if s.occupied and s.die is not None:
                 pyramid[s.slot] = s.die.die
-        # Another player's board: a change there is no part of this turn.
+        # Another player's board: a change there is no part of this turn. Only new dice, on slots they may go to,
+        # are a later turn already played (the table ahead of the game: hands move faster than answers at 3-4
+        # players); any other change is a problem ("bumped?").
+        ahead: list[str] = []
         for other in reading.boards:
             if other.seat == seat or not other.seen or other.seat > len(state.players) or seen.confirmed:
                 continue
@@ -392,8 +425,22 @@ class PyradiceTable(TableAdapter):
                     now = s.die.die if s.occupied and s.die is not None else None
                     if not self._overrode(other.seat, s.slot, now):
                         read[s.slot] = now
-            problems.extend(board_changes(state.players[other.seat - 1], read))
+            player = state.players[other.seat - 1]
+            changes = board_changes(player, read)
+            added = [s for s, d in read.items() if d != player.pyramid.get(s)]
+            if changes and _later_turns(player.pyramid, {s: read[s] for s in added}):
+                ahead.extend(f"{player.name}'s {slot_text(s)}" for s in added)
+            else:
+                problems.extend(changes)
+        self._ahead = tuple(ahead)
         quarry, quarry_unsure, quarry_doubts = self._quarry(reading, fixed, index, seen.confirmed)
+        if ahead and quarry is not None:
+            # Later turns took dice from the quarry too: every quarry position that differs from the game is left
+            # out of the match (the mover's take then rests on the die placed, read sure, or is asked about).
+            news = _quarry_news(state, quarry) - quarry_unsure
+            quarry_unsure = quarry_unsure | news
+            quarry_doubts = quarry_doubts + [f"quarry {position_text(p)} changed, and the table is ahead of the game "
+                                             f"({', '.join(ahead)} already placed)" for p in sorted(news)]
         # Doubtful quarry tops are left out of ``as_read``: whether a die is there is what the view cannot tell
         # (a lower die is seen almost where a taken one was), so their face value is no evidence.
         reserve_seen, reserve = False, None
@@ -828,6 +875,27 @@ def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
     reserve = reading.reserve(seat)
     return (board is not None and any(s.unsure for s in board.slots)) or any(
         p.unsure for p in reading.quarry.positions) or (reserve is not None and reserve.unsure)
+
+
+def _later_turns(pyramid: Mapping[Slot, Die], added: Mapping[Slot, Die | None]) -> bool:
+    """Whether ``added`` (another player's board as read, where it differs from the game) is only dice put on
+    empty slots where they may go (a later turn already played), not a die gone or changed (bumped)."""
+    if not added or any(d is None or s in pyramid for s, d in added.items()):
+        return False
+    grown = {**pyramid, **added}
+    return not pyr.defects(grown, "")
+
+
+def _quarry_news(state: PyradiceState, quarry: Mapping[Position, Die | None]) -> set[Position]:
+    """The quarry positions read otherwise than the game has them: a die gone, a die where none was, another
+    top, or a top seen where the game has it covered or unknown."""
+    q = state.quarry
+    out = set()
+    for pos in q.geometry.positions:
+        seen = quarry.get(pos)
+        if q.present(pos) != (pos in quarry) or (seen is not None and (q.covered(pos) or q.dice.get(pos) != seen)):
+            out.add(pos)
+    return out
 
 
 def _take_of(actions: Sequence[Any]) -> Any:
