@@ -262,24 +262,36 @@ def enrol_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def bonus_command(args: argparse.Namespace) -> int:
-    path = Path(args.deck)
-    data = read_file(path)
+def add_bonus(data: dict[str, Any], requires: Sequence[str], reward: int) -> str:
+    """Append a leprechaun bonus card (``leprechaun-N``, an id no motif card has) if the validator accepts the
+    deck with it; its id, or a UsageError naming the problems."""
     if not data["motif_cards"]:
-        raise UsageError(f"{path}: enrol motif cards first (a deck needs at least one)")
-    requires = [r.strip() for r in args.requires.split(",") if r.strip()]
+        raise UsageError("enrol motif cards first (a deck needs at least one)")
     used = {c.get("id") for c in data["motif_cards"]} | {b.get("id") for b in data.get("bonus_cards", [])}
     n = 1
     while f"leprechaun-{n}" in used:
         n += 1
     trial = {**data, "bonus_cards": [*data.get("bonus_cards", []),
-                                     {"id": f"leprechaun-{n}", "requires": requires, "reward": args.reward}]}
+                                     {"id": f"leprechaun-{n}", "requires": list(requires), "reward": reward}]}
     trial["partial"] = bool(trial.get("partial")) or len(trial["bonus_cards"]) != 21
     problems = deck_problems(trial)
     if problems:
-        raise UsageError(f"{path}: not added: {'; '.join(problems[:3])}")
-    write_file(path, trial)
-    print(f"added leprechaun-{n} ({', '.join(requires)} -> {args.reward}); {len(trial['bonus_cards'])} bonus cards")
+        raise UsageError(f"not added: {'; '.join(problems[:3])}")
+    data.clear()
+    data.update(trial)
+    return f"leprechaun-{n}"
+
+
+def bonus_command(args: argparse.Namespace) -> int:
+    path = Path(args.deck)
+    data = read_file(path)
+    requires = [r.strip() for r in args.requires.split(",") if r.strip()]
+    try:
+        card = add_bonus(data, requires, args.reward)
+    except UsageError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    write_file(path, data)
+    print(f"added {card} ({', '.join(requires)} -> {args.reward}); {len(data['bonus_cards'])} bonus cards")
     return 0
 
 

@@ -701,6 +701,11 @@ class GameSession:
         with self._lock:
             return self._setup().add_card(card)
 
+    def add_deck_bonus(self, requires: Any, reward: Any) -> dict[str, Any]:
+        """Add a leprechaun bonus card, typed by the owner, to the device's deck."""
+        with self._lock:
+            return self._setup().add_bonus(requires, reward)
+
     def remove_deck_card(self, card_id: str) -> dict[str, Any]:
         """Take a card enrolled by mistake out of the device's deck."""
         with self._lock:

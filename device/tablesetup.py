@@ -110,7 +110,9 @@ class TableSetup:
                 "motif_cards": len(cards), "of": MOTIF_CARD_COUNT, "partial": len(cards) < MOTIF_CARD_COUNT,
                 "bonus_cards": len(data.get("bonus_cards", [])), "warnings": warnings,
                 "dice_colours": list(data.get("dice_colours", [])), "backgrounds": list(BACKGROUNDS),
-                "cards": [{"id": c["id"], "words": card_words(c)} for c in cards]}
+                "cards": [{"id": c["id"], "words": card_words(c)} for c in cards],
+                "bonus": [{"id": b["id"], "words": f"{b['id']}: {', '.join(b['requires'])} -> {b['reward']} gold"}
+                          for b in data.get("bonus_cards", [])]}
 
     def read_card(self) -> dict[str, Any]:
         """The card on player 1's first card spot in the latest frame, as the deck entry it would be (with the
@@ -142,16 +144,32 @@ class TableSetup:
         write_file(self.deck_path, data)
         return {**self.deck(), "added": card["id"]}
 
+    def add_bonus(self, requires: Any, reward: Any) -> dict[str, Any]:
+        """Add a leprechaun bonus card as the owner typed it (the camera does not read them): the background
+        colours it requires ("any" for any) and the gold it gives."""
+        from device.deck import add_bonus, read_file, write_file
+
+        if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires) or not requires:
+            raise ValueError("'requires' must list the colours the card requires (a background colour or 'any')")
+        if isinstance(reward, bool) or not isinstance(reward, int):
+            raise ValueError("'reward' must be the gold the card gives (a whole number)")
+        data = read_file(self.deck_path)
+        card = add_bonus(data, requires, reward)
+        write_file(self.deck_path, data)
+        return {**self.deck(), "added": card}
+
     def remove_card(self, card_id: str) -> dict[str, Any]:
-        """Take a card enrolled by mistake out of the deck (the deck is partial again)."""
+        """Take a card enrolled by mistake out of the deck, a motif card or a leprechaun card (the deck is
+        partial again)."""
         from device.deck import read_file, write_file
         from engine.dicetreasure.cards import MOTIF_CARD_COUNT
 
         data = read_file(self.deck_path)
-        kept = [c for c in data["motif_cards"] if c.get("id") != card_id]
-        if len(kept) == len(data["motif_cards"]):
+        motif = [c for c in data["motif_cards"] if c.get("id") != card_id]
+        bonus = [b for b in data.get("bonus_cards", []) if b.get("id") != card_id]
+        if len(motif) == len(data["motif_cards"]) and len(bonus) == len(data.get("bonus_cards", [])):
             raise ValueError(f"no card {card_id!r} in the deck")
-        data["motif_cards"] = kept
-        data["partial"] = len(kept) < MOTIF_CARD_COUNT
+        data["motif_cards"], data["bonus_cards"] = motif, bonus
+        data["partial"] = len(motif) < MOTIF_CARD_COUNT or len(bonus) != 21
         write_file(self.deck_path, data)
         return {**self.deck(), "removed": card_id}

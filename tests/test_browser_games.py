@@ -292,6 +292,10 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(web_applianc
     assert page.is_hidden("#deck-card")
     saved = load_deck(app.session.log.path.parent / "deck.json").card("red-1")
     assert sorted(saved.spaces, key=lambda s: (s.pos[1], s.pos[0]))[0].value == 6  # the owner's fix was kept
+    page.select_option("#deck-bonus select.requires >> nth=0", "red")
+    page.click("#deck-bonus-add")
+    wait_until(lambda: page.locator("#deck-bonus-cards li").count() == 1)
+    assert "leprechaun-1: red, any, any -> 2 gold" in page.inner_text("#deck-bonus-cards")
     assert errors == []
 
 

@@ -155,6 +155,15 @@ def test_the_owners_deck_is_enrolled_card_by_card_from_the_camera(client: FlaskC
     assert any("partial: 1 of 63" in w for w in added["warnings"])
     deck = load_deck(tmp_path / "deck.json")  # the file the validator accepts, the id the device chose
     assert [c.id for c in deck.motif_cards] == ["red-1"] and deck.partial
+    # Leprechaun cards are typed: their ids never collide with a motif card's; a card the rules cannot have is
+    # refused with the validator's words.
+    bonus = post("/api/deck/bonus", {"requires": ["red", "blue", "any"], "reward": 2}).get_json()
+    assert bonus["added"] == "leprechaun-1" and bonus["bonus"][0]["words"] == "leprechaun-1: red, blue, any -> 2 gold"
+    assert post("/api/deck/bonus", {"requires": ["pink"], "reward": 2}).status_code == 400
+    assert post("/api/deck/bonus", {"requires": "red", "reward": 2}).status_code == 400
+    assert post("/api/deck/bonus", {"requires": ["red", "blue", "any"], "reward": "2"}).status_code == 400
+    assert [b.id for b in load_deck(tmp_path / "deck.json").bonus_cards] == ["leprechaun-1"]
+    assert post("/api/deck/remove", {"id": "leprechaun-1"}).get_json()["bonus_cards"] == 0
     assert post("/api/deck/remove", {"id": "red-9"}).status_code == 400
     removed = post("/api/deck/remove", {"id": "red-1"}).get_json()
     assert removed["motif_cards"] == 0 and json.loads((tmp_path / "deck.json").read_text())["motif_cards"] == []

@@ -4,7 +4,7 @@ of the mats now and ``/api/calibration.jpg`` is the frame with the markers and z
 ``/api/teach`` says which colours are taught and (POST, paired) teaches the dice colours from the camera;
 ``/api/deck`` is the owners' own Dice Treasure deck: ``POST /api/deck/read`` reads the card on player 1's first
 card spot (nothing saved), ``POST /api/deck/cards`` adds the card as the owner checked it, ``POST
-/api/deck/remove`` takes one out (all paired)."""
+/api/deck/bonus`` adds a leprechaun card as typed, ``POST /api/deck/remove`` takes one out (all paired)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,15 @@ def read_card() -> Any:
 def add_card() -> Any:
     """``{"card": {"background", "coins", "spaces": [{"at", "colour", "value"}, ...]}}``: add it to the deck."""
     return jsonify(services().session.add_deck_card(json_body().get("card")))
+
+
+@bp.post("/api/deck/bonus")
+@protected()
+def add_bonus() -> Any:
+    """``{"requires": ["red", "blue", "any"], "reward": 2}``: a leprechaun card, typed (the camera does not read
+    them)."""
+    body = json_body()
+    return jsonify(services().session.add_deck_bonus(body.get("requires"), body.get("reward")))
 
 
 @bp.post("/api/deck/remove")

@@ -56,15 +56,29 @@ function showDeck(report) {
     : "No card enrolled yet: the games here use the stand-in deck.";
   const warnings = document.getElementById("deck-warnings");
   warnings.replaceChildren(...(report.warnings || []).map((w) => el("li", {}, w)));
-  const list = document.getElementById("deck-cards");
-  list.replaceChildren();
-  for (const card of report.cards || []) {
-    const item = el("li", {"data-card": card.id}, `${card.words} `);
-    const remove = el("button", {type: "button", class: "remove", title: `take ${card.id} out of the deck`}, "Remove");
-    remove.addEventListener("click", () => removeCard(card.id));
-    item.appendChild(remove);
-    list.appendChild(item);
+  for (const [id, cards] of [["deck-cards", report.cards], ["deck-bonus-cards", report.bonus]]) {
+    const list = document.getElementById(id);
+    list.replaceChildren();
+    for (const card of cards || []) {
+      const item = el("li", {"data-card": card.id}, `${card.words} `);
+      const remove = el("button", {type: "button", class: "remove", title: `take ${card.id} out of the deck`}, "Remove");
+      remove.addEventListener("click", () => removeCard(card.id));
+      item.appendChild(remove);
+      list.appendChild(item);
+    }
   }
+  // A leprechaun card needs three or four colours: the fourth may stay unused.
+  document.querySelectorAll("#deck-bonus select.requires").forEach((select, i) => {
+    if (!select.options.length) options(select, [...(i === 3 ? ["none"] : []), ...report.backgrounds, "any"], i === 3 ? "none" : "any");
+  });
+}
+
+async function addBonus(event) {
+  event.preventDefault();
+  const requires = [...document.querySelectorAll("#deck-bonus select.requires")].map((s) => s.value).filter((v) => v !== "none");
+  const reward = Number(document.getElementById("deck-bonus-reward").value);
+  const report = await post("/api/deck/bonus", {requires, reward}, "table-setup");
+  if (!report.error) showDeck(report);
 }
 
 async function drawDeck() {
@@ -219,6 +233,7 @@ async function start() {
   document.getElementById("teach-dice").addEventListener("click", teachDice);
   document.getElementById("deck-read").addEventListener("click", readCard);
   document.getElementById("deck-card").addEventListener("submit", addCard);
+  document.getElementById("deck-bonus").addEventListener("submit", addBonus);
   document.getElementById("deck-discard").addEventListener("click", () => { document.getElementById("deck-card").hidden = true; });
   document.getElementById("mats-form").addEventListener("submit", (e) => { e.preventDefault(); drawSheets(); });
   await drawSheets();
