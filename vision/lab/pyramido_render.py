@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -438,13 +439,23 @@ def _turned(q: int) -> int:
     return qy * 2 + qx
 
 
-def _scatter_gems(layer: _Layer, rng: np.random.Generator, area: Rect, counts: Sequence[int],
+def _place_rng(table: PyramidoTable, *what: int) -> np.random.Generator:
+    """The random draws of one place of the table (a gem, a pile's top), from the table's seed and what lies there:
+    a place nobody touched looks the same in every frame (at a real table the gems left in an area do not move
+    between turns; only the camera's noise differs), and a place changed gets draws of its own."""
+    return np.random.default_rng([table.seed, 7919, *what])
+
+
+def _scatter_gems(layer: _Layer, table: PyramidoTable, place: int, area: Rect, counts: Sequence[int],
                   colours: dict[Gem, BGR], limit: int = 24) -> list[tuple[Gem, tuple[float, float]]]:
-    """Faceted gems lying in an area (at most ``limit`` drawn), without piling on each other."""
+    """Faceted gems lying in an area (at most ``limit`` drawn), without piling on each other. Each gem lies where
+    the draws of its own place give (``place``: the area; the gem's kind and how many of its kind lie before it),
+    so the gems an area keeps stay where they lay when another is taken or drawn."""
     spots: list[tuple[Gem, tuple[float, float]]] = []
-    wanted = [g for g in GEMS for _ in range(counts[g.index])][:limit]
+    wanted = [(g, k) for g in GEMS for k in range(counts[g.index])][:limit]
     r = GEM_MM / 2
-    for gem in wanted:
+    for gem, k in wanted:
+        rng = _place_rng(table, place, gem.index, k)
         for _ in range(40):
             p = (float(rng.uniform(area.x + r, area.x + area.w - r)),
                  float(rng.uniform(area.y + r, area.y + area.h - r)))
@@ -467,9 +478,9 @@ def _exploration(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generat
     piles = [o.rect for o in zone.outlines if o.label.startswith("pile")]
     areas = [o.rect for o in zone.outlines if o.label.startswith("gems")]
     gem_layer = _Layer(zone.rect)
-    for space, area in zip(state.spaces, areas, strict=True):
+    for place, (space, area) in enumerate(zip(state.spaces, areas, strict=True), start=1):
         inner = Rect(area.x + area.w * 0.18, area.y + area.h * 0.18, area.w * 0.64, area.h * 0.64)
-        _scatter_gems(gem_layer, rng, inner, space.gems, table.gem_colours)
+        _scatter_gems(gem_layer, table, place, inner, space.gems, table.gem_colours)
     _draw_pieces(frame, table, mat.key, [gem_layer])
     for pile_no, (space, pile) in enumerate(zip(state.spaces, piles, strict=True), start=1):
         if space.face_down == 0 and space.face_up is None:
@@ -483,15 +494,18 @@ def _exploration(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generat
             # The pile's body: one tall layer of edges, its top at the face-down top.
             _draw_pieces(frame, table, mat.key, [below], base_height=max(0.0, base - table.thickness_mm))
         top = _Layer(rect)
+        # The top's hand error and print texture are its own place's: a pile nobody touched looks the same.
+        what = str(space.face_up) if space.face_up is not None else str(space.back or "")
+        top_rng = _place_rng(table, 50 + pile_no, space.face_down, zlib.crc32(what.encode()))
         if space.face_up is not None:
-            _draw_face_up(top, rng, rect, str(space.face_up), table.block_mm, table.colours)
+            _draw_face_up(top, top_rng, rect, str(space.face_up), table.block_mm, table.colours)
         elif space.face_down:
             # The back the face-down top really has: the known deck's top, else the back recorded as seen.
             known = known_top(state, pile_no)
             back = known.back() if known is not None else space.back
             blocks = list(back.blocks) if back is not None else [(COLOURS[int(rng.integers(5))], 1)] * 2
             _draw_back(top, rect, blocks, table.colours)
-        _texture(rng, top, 0.6)
+        _texture(top_rng, top, 0.6)
         _draw_pieces(frame, table, mat.key, [top], base_height=base)
 
 
@@ -501,7 +515,7 @@ def _inventories(frame: np.ndarray, table: PyramidoTable, rng: np.random.Generat
         zone = mat.zone("gems").rect
         layer = _Layer(zone)
         inner = Rect(zone.x + 10, zone.y + 10, zone.w - 20, zone.h - 20)
-        _scatter_gems(layer, rng, inner, state.explorers[seat].inventory, table.gem_colours)
+        _scatter_gems(layer, table, 100 + seat, inner, state.explorers[seat].inventory, table.gem_colours)
         _draw_pieces(frame, table, mat.key, [layer])
 
 
