@@ -215,6 +215,30 @@ def test_the_exploration_area_face_up_tops_and_gems() -> None:
         if r.gems_sure:
             assert r.gems == tuple(space.gems[:5])
     assert sum(r.shows(s.face_up) for r, s in zip(read, state.spaces, strict=True) if s.face_up is not None) >= 2
+    # Read place by place: another picture of the same table (only the camera's noise differs) keeps every pile and
+    # gem area as read; a gem taken from one area reads that area again, and only it.
+    from dataclasses import replace
+
+    from vision.pyramido_read import ExplorationReader
+
+    explorer = ExplorationReader(thickness_mm=table.thickness_mm)
+    sizes = [s.size for s in state.spaces]
+    assert explorer.read(frame.image, zone, sizes) == read_exploration(frame.image, zone, pile_sizes=sizes,
+                                                                       thickness_mm=table.thickness_mm)
+    assert len(explorer.read_places) == 10
+    again = render(table, state, np.random.default_rng([seed, 6])).image
+    kept = explorer.read(again, locate(again, "pyramido", 2, FINDER).zone("exploration"), sizes)  # type: ignore[arg-type]
+    assert explorer.read_places == ()
+    k = next(i for i, s in enumerate(state.spaces) if sum(s.gems) >= 2)
+    gems = list(state.spaces[k].gems)
+    gems[next(g for g, n in enumerate(gems) if n)] -= 1
+    taken = replace(state, spaces=tuple(replace(s, gems=tuple(gems)) if i == k else s
+                                        for i, s in enumerate(state.spaces)))
+    image = render(table, taken, np.random.default_rng([seed, 7])).image
+    now = explorer.read(image, locate(image, "pyramido", 2, FINDER).zone("exploration"), sizes)  # type: ignore[arg-type]
+    assert explorer.read_places == (("gems", k + 1),)
+    assert now[k].gems_sure and (*now[k].gems, now[k].mythical) == tuple(gems)
+    assert [r for i, r in enumerate(now) if i != k] == [r for i, r in enumerate(kept) if i != k]
 
 
 @pytest.mark.parametrize("condition", [None, "exposure:1.6", "white:1.3"])

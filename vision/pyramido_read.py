@@ -1090,23 +1090,138 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     back looks like beyond that is not known: no photograph), and is never a domino read."""
     palette = palette or Palette.nominal()
     prep = prepare_sparse(image, view, focal_px)
-    zone = view.zone
-    piles = [o.rect for o in zone.outlines if o.label.startswith("pile")]
-    areas = [o.rect for o in zone.outlines if o.label.startswith("gems")]
+    piles, areas = _spaces_of(view.zone)
     sizes = list(pile_sizes) if pile_sizes is not None else [9] * len(piles)
-    cam = prep.camera
     out = []
     for i, (pile, area) in enumerate(zip(piles, areas, strict=True)):
-        height = sizes[i] * thickness_mm
-        blocks, sure, up, light = _read_pile(prep, pile, height, palette, quarter_mm) if sizes[i] > 0 else \
-            (None, True, False, 0.0)
-        gems, mythical, gems_sure = _count_gems(prep, area, palette, cam, thickness_mm)
-        if face_up is not None and not face_up[i] and blocks is not None:
-            out.append(SpaceReading(i + 1, None, False, False, gems, gems_sure, (blocks[0][0], blocks[1][0]), light,
-                                    mythical))
-        else:
-            out.append(SpaceReading(i + 1, blocks, sure, up, gems, gems_sure, lightness=light, mythical=mythical))
+        top = _pile_part(prep, pile, sizes[i], thickness_mm, palette, quarter_mm)
+        gems = _count_gems(prep, area, palette, prep.camera, thickness_mm)
+        out.append(_space_reading(i, top, gems, None if face_up is None else face_up[i]))
     return tuple(out)
+
+
+_Top = tuple[tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None, bool, bool, float]
+_Gems = tuple[tuple[int, ...], int, bool]
+
+
+def _spaces_of(zone: Zone) -> tuple[list[Rect], list[Rect]]:
+    """The exploration zone's piles and gem areas (mat mm), in the order of its spaces."""
+    return ([o.rect for o in zone.outlines if o.label.startswith("pile")],
+            [o.rect for o in zone.outlines if o.label.startswith("gems")])
+
+
+def _pile_part(prep: Prepared, pile: Rect, size: int, thickness_mm: float, palette: Palette,
+               quarter_mm: float | None) -> _Top:
+    return _read_pile(prep, pile, size * thickness_mm, palette, quarter_mm) if size > 0 else (None, True, False, 0.0)
+
+
+def _space_reading(i: int, top: _Top, gems: _Gems, face_up: bool | None) -> SpaceReading:
+    blocks, sure, up, light = top
+    counts, mythical, gems_sure = gems
+    if face_up is not None and not face_up and blocks is not None:
+        return SpaceReading(i + 1, None, False, False, counts, gems_sure, (blocks[0][0], blocks[1][0]), light,
+                            mythical)
+    return SpaceReading(i + 1, blocks, sure, up, counts, gems_sure, lightness=light, mythical=mythical)
+
+
+#: The change score (:class:`vision.change.ChangeGate`) above which a gem area counts as changed: lower than the
+#: gate's default, so that a pale mythical gem laid on over-exposed paper is not missed (see ExplorationReader).
+GEMS_CHANGED = 16.0
+
+
+class ExplorationReader:
+    """The exploration area read place by place: each pile's top and each gem area is read again only when its
+    pixels in the frame changed since it was read (:class:`vision.change.ChangeGate`; it errs towards "changed")
+    or what the record says lies there changed (the pile's height, a face or a back); otherwise its reading is
+    kept as it was read, doubts included (never made sure). A turn changes one or two of the ten places (a domino
+    and a gem taken, the area refilled, a pile turned up), so a turn's table costs a fraction of a whole read
+    (docs/benchmarks.md). ``read_places`` says which places the last read read afresh (``("pile", 3)``, ...)."""
+
+    def __init__(self, palette: Palette | None = None, *, thickness_mm: float = THICKNESS_MM,
+                 focal_px: float | None = None, quarter_mm: float | None = None) -> None:
+        from vision.change import ChangeGate
+
+        self.palette = palette or Palette.nominal()
+        self.thickness_mm = thickness_mm
+        self.focal_px = focal_px
+        self.quarter_mm = quarter_mm
+        self.piles = ChangeGate()
+        self.gems = ChangeGate(threshold=GEMS_CHANGED)
+        self.boxes: dict[tuple[object, ...], tuple[int, int, float, float]] = {}
+        self.kept: dict[tuple[object, ...], object] = {}
+        self.read_places: tuple[tuple[str, int], ...] = ()
+
+    def reset(self) -> None:
+        """Forget every place (the mat moved, a new game)."""
+        self.piles.reset()
+        self.gems.reset()
+        self.boxes.clear()
+        self.kept.clear()
+
+    def _patch(self, image: np.ndarray, fit: MatFit, key: tuple[object, ...], rect: Rect, height_mm: float,
+               cam: CameraPlace) -> np.ndarray | None:
+        """The place's box in the frame (the rect seen on the mat and at ``height_mm``; its size fixed at the
+        first sight of ``key``, so patches compare)."""
+        # Placed from the place's middle on the mat, not from the camera's place (recovered anew in every frame,
+        # it would move the box by a few pixels); the box's size and its offset from that middle (where the top of
+        # a tall pile is seen) are those of the first sight.
+        mx, my = fit.mat_to_frame(np.array([[rect.x + rect.w / 2, rect.y + rect.h / 2]]))[0]
+        if key not in self.boxes:
+            corners = np.asarray(rect.corners(), np.float64)
+            seen = np.vstack([corners, cam.shift(corners, height_mm)]) if height_mm > 0 else corners
+            quad = fit.mat_to_frame(seen)
+            cx, cy = quad.mean(axis=0)
+            self.boxes[key] = (int(np.ptp(quad[:, 0])) // 2 + 3, int(np.ptp(quad[:, 1])) // 2 + 3,
+                               float(cx - mx), float(cy - my))
+        w, h, ox, oy = self.boxes[key]
+        x0, y0 = round(float(mx + ox)) - w, round(float(my + oy)) - h
+        if x0 < 0 or y0 < 0 or x0 + 2 * w > image.shape[1] or y0 + 2 * h > image.shape[0]:
+            return None
+        return image[y0:y0 + 2 * h, x0:x0 + 2 * w]
+
+    def read(self, image: np.ndarray, view: ZoneView, pile_sizes: Sequence[int] | None = None,
+             face_up: Sequence[bool] | None = None) -> tuple[SpaceReading, ...]:
+        """As :func:`read_exploration`, reading only the places that changed."""
+        piles, areas = _spaces_of(view.zone)
+        sizes = list(pile_sizes) if pile_sizes is not None else [9] * len(piles)
+        cam = camera_place(view.fit, self.focal_px)
+        pile_keys: list[tuple[object, ...]] = [("pile", i, sizes[i]) for i in range(len(piles))]
+        gem_keys: list[tuple[object, ...]] = [("gems", i) for i in range(len(areas))]
+        pile_patches: dict[tuple[object, ...], np.ndarray] = {k: p for k, r in zip(pile_keys, piles, strict=True)
+                        if (p := self._patch(image, view.fit, k, r, sizes[int(str(k[1]))] * self.thickness_mm,
+                                             cam)) is not None}
+        gem_patches: dict[tuple[object, ...], np.ndarray] = {k: p for k, r in zip(gem_keys, areas, strict=True)
+                       if (p := self._patch(image, view.fit, k, r, self.thickness_mm, cam)) is not None}
+        changed = {**self.piles.changed(pile_patches), **self.gems.changed(gem_patches)}
+        prep: Prepared | None = None
+        out = []
+        done: list[tuple[str, int]] = []
+        for i, (pile, area) in enumerate(zip(piles, areas, strict=True)):
+            parts: list[object] = []
+            for key, gate, patches in ((pile_keys[i], self.piles, pile_patches), (gem_keys[i], self.gems,
+                                                                                   gem_patches)):
+                if not changed.get(key, True) and key in self.kept:
+                    parts.append(self.kept[key])
+                    continue
+                if prep is None:
+                    prep = prepare_sparse(image, view, self.focal_px)
+                if key[0] == "pile":
+                    part: object = _pile_part(prep, pile, sizes[i], self.thickness_mm, self.palette, self.quarter_mm)
+                else:
+                    part = _count_gems(prep, area, self.palette, prep.camera, self.thickness_mm)
+                parts.append(part)
+                done.append((str(key[0]), i + 1))
+                gate.reset([key])
+                if key in patches:
+                    gate.propose({key: patches[key]})
+                    gate.accept()
+                    self.kept[key] = part
+                else:
+                    self.kept.pop(key, None)
+            top, gems = parts
+            out.append(_space_reading(i, top, gems, None if face_up is None else face_up[i]))  # type: ignore[arg-type]
+        self.read_places = tuple(done)
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -1146,8 +1261,7 @@ def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float, neut
     rectified zone instead of a map of every point. ``neutral``: with the tint of a clipped paper taken out
     (:func:`_untinted`; a sparse zone only)."""
     cam = prep.camera
-    h = min(height_mm, cam.height_mm * 0.5)
-    grow = 1.0 + h / (cam.height_mm - h)
+    grow = _grow(cam, height_mm)
     nx, ny = cam.nadir
     step_x = float(xs[1] - xs[0]) if len(xs) > 1 else 1.0
     step_y = float(ys[1] - ys[0]) if len(ys) > 1 else 1.0
@@ -1163,6 +1277,12 @@ def _grid(prep: Prepared, xs: np.ndarray, ys: np.ndarray, height_mm: float, neut
     out = cv2.warpAffine(prep.lab, m, (len(xs), len(ys)), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                          borderMode=cv2.BORDER_REPLICATE)
     return _lab_units(out) if out.dtype == np.uint8 else np.asarray(out, np.float32)
+
+
+def _grow(cam: CameraPlace, height_mm: float) -> float:
+    """How much larger a surface ``height_mm`` above the mat is seen than on the mat (nearer the camera)."""
+    h = min(height_mm, cam.height_mm * 0.5)
+    return 1.0 + h / (cam.height_mm - h)
 
 
 def _untinted(raw: np.ndarray, gains: np.ndarray, tint: np.ndarray) -> np.ndarray:
@@ -1211,7 +1331,12 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     centres = np.array([(cx + (qx - 0.5) * q, cy + (qy - 1.5) * q + 2 * q * b)
                         for b in (0, 1) for qy in (0, 1) for qx in (0, 1)])
-    f = _cell_features(prep, _seen_px(prep, centres, height_mm), q * PX_PER_MM, palette)
+    # The quadrants are sampled from the pile's grid just taken (the top as seen at its height, 2 px/mm of the
+    # top's own millimetres) rather than from the frame again: a grid millimetre of the top is seen ``grow`` times
+    # larger on the mat, so the windows are taken that much smaller to cover what they covered in the zone.
+    grow = _grow(prep.camera, height_mm)
+    at = (centres - (float(xs[0]), float(ys[0]))) * PX_PER_MM
+    f = _cell_features(lab, at, q * PX_PER_MM / grow, palette)
     blocks = []
     sure = True
     face_up = True
@@ -1251,7 +1376,19 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     ys = np.arange(area.y, area.y + area.h, step)
     # A gem area is an oval; an inventory spot is read over its whole box (``oval`` False).
     inside = _ellipse(len(xs), len(ys), (area.w / 2) / step, (area.h / 2) / step, 0.9 if oval else 4.0)
-    lab = _grid(prep, xs, ys, thickness_mm, neutral=True)
+    # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen, unless the
+    # area's printed outline (a light grey) still reads darker than the paper. The outline is then read from one
+    # grid with the gems (3 mm wider; no tint to take out when every channel clipped: :func:`_clipped_tint`).
+    clipped = not bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5)
+    if clipped and oval:
+        pad = round(OUTLINE_PAD_MM * PX_PER_MM)
+        wide = _grid(prep, np.arange(area.x - OUTLINE_PAD_MM, area.x + area.w + OUTLINE_PAD_MM, step),
+                     np.arange(area.y - OUTLINE_PAD_MM, area.y + area.h + OUTLINE_PAD_MM, step), thickness_mm)
+        lab = np.ascontiguousarray(wide[pad:pad + len(ys), pad:pad + len(xs)])
+        sure = _outline_contrast(wide[:, :, 0], area) >= OUTLINE_SEEN
+    else:
+        lab = _grid(prep, xs, ys, thickness_mm, neutral=True)
+        sure = not clipped
     light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
     chroma = np.hypot(a, b)
     paper = _median(light[inside])
@@ -1262,9 +1399,6 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     counts = [0] * len(COLOURS)
     mythical = 0
-    # Paper clipped white in every channel (over-exposed): a pale gem's rim may fade into it, unseen, unless the
-    # area's printed outline (a light grey) still reads darker than the paper.
-    sure = bool(np.mean(PAPER_LEVEL / prep.gains) < 254.5) or (oval and _outline_contrast(prep, area) >= OUTLINE_SEEN)
     ref = palette.hues()
     one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
     core_px = GEM_CORE_MM * PX_PER_MM
@@ -1328,16 +1462,19 @@ def _ellipse(nx: int, ny: int, rx: float, ry: float, within: float) -> np.ndarra
     return out
 
 
-def _outline_contrast(prep: Prepared, area: Rect) -> float:
+#: The margin (mm) around a gem area within which its printed outline is read.
+OUTLINE_PAD_MM = 3.0
+
+
+def _outline_contrast(light: np.ndarray, area: Rect) -> float:
     """How much darker than the paper inside it (CIELAB L) a gem area's printed elliptic outline reads: the
     darkest point across the line, in 24 sectors, their median (4-9 on renders, 0 when over-exposure washed the
-    grey print out)."""
+    grey print out). ``light``: CIELAB L on the grid of the area grown by ``OUTLINE_PAD_MM``, at PX_PER_MM."""
     step = 1.0 / PX_PER_MM
-    xs = np.arange(area.x - 3, area.x + area.w + 3, step)
-    ys = np.arange(area.y - 3, area.y + area.h + 3, step)
-    inside, ring, starts = _outline_geometry(len(xs), len(ys), (area.w / 2 + 3) / step, (area.h / 2 + 3) / step,
-                                             (area.w / 2) / step, (area.h / 2) / step)
-    light = _grid(prep, xs, ys, 0.0)[:, :, 0]
+    ny, nx = light.shape
+    inside, ring, starts = _outline_geometry(nx, ny, (area.w / 2 + OUTLINE_PAD_MM) / step,
+                                             (area.h / 2 + OUTLINE_PAD_MM) / step, (area.w / 2) / step,
+                                             (area.h / 2) / step)
     paper = _median(light[inside])
     if not len(starts):
         return 0.0

@@ -158,6 +158,8 @@ class SpaceSeen:
     colours: tuple[str, ...] = ()
     #: How much lighter than the taught colours the top reads (CIELAB L; a back is printed darker).
     lightness: float = 0.0
+    #: The gems were said by a player on the page (:meth:`PyramidoTable.correct`), not counted by the camera.
+    corrected: bool = False
 
     def shows(self, domino: Domino) -> bool:
         return domino in self.tops
@@ -196,6 +198,7 @@ class InventorySeen:
     seat: int
     gems: tuple[int, ...]
     sure: bool = True
+    corrected: bool = False
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,26 @@ def observed(pyramid: Pyramid) -> dict[Cell, Seen]:
     return {c: (v[0], v[1]) for c, v in pyramid.top_view.items()}
 
 
+def parse_gems(value: Any) -> tuple[int, ...]:
+    """The gems a player says lie in a gem area or an inventory spot: one letter per gem (o b p g r, m for
+    mythical; spaces and commas ignored), '-' for none -> counts in the engine's order (five colours, mythical)."""
+    text = str(value).strip().lower()
+    counts = [0] * len(Gem)
+    if text in ("-", "none"):
+        return tuple(counts)
+    letters = {g.letter: g for g in Gem}
+    for ch in text:
+        if ch in " ,":
+            continue
+        if ch not in letters:
+            raise SessionError(f"{value!r} is not a list of gems: one letter per gem, o b p g r (coloured) or m "
+                               "(mythical), or - for none")
+        counts[letters[ch].index] += 1
+    if not any(counts):
+        raise SessionError("say the gems, one letter per gem (o b p g r m), or - for none")
+    return tuple(counts)
+
+
 def parse_seen(value: Any) -> Seen | None:
     """What a player says a cell shows: ``-`` (empty), a colour letter (``r``), with ``*`` for a gem icon
     (``r*``), or a (Colour, bool) pair."""
@@ -338,13 +361,15 @@ class PyramidoTable(TableAdapter):
         device's saved set-up: ``players``, ``lessons`` (taught colours by name, CIELAB), ``domino_mm``): it
         locates the mats, reads the mover's pyramid against the record and the exploration area, and returns
         the readings :meth:`observe` takes (one PyramidReading, one ExplorationSeen)."""
-        from vision.pyramido_read import THICKNESS_MM, Palette, PyramidReader, read_exploration, read_inventory
+        from vision.pyramido_read import THICKNESS_MM, ExplorationReader, Palette, PyramidReader, read_inventory
         from vision.registration import MarkerFinder, locate
 
         players = int(table.get("players") or len(getattr(self.record, "explorers", ())) or 2)
         palette = Palette.from_lessons(table.get("lessons") or {})
         thickness = float(table.get("domino_mm") or THICKNESS_MM)
         reader = PyramidReader(palette)
+        # The exploration area place by place: a turn changes one or two of its piles and gem areas.
+        explorer = ExplorationReader(palette, thickness_mm=thickness)
         finder = MarkerFinder()
         cache: dict[bytes, tuple[Any, tuple[Any, ...]]] = {}
         steady = _Steady()
@@ -372,7 +397,7 @@ class PyramidoTable(TableAdapter):
                 sizes = [s.size for s in state.spaces] if state is not None else None
 
                 def explore(zv: Any = zv, sizes: Any = sizes) -> Any:
-                    spaces = read_exploration(image, zv, palette, pile_sizes=sizes, thickness_mm=thickness)
+                    spaces = explorer.read(image, zv, pile_sizes=sizes)
                     return ExplorationSeen(tuple(space_of_reading(r) for r in spaces))
 
                 out.append(steady.read(image, zv, ("exploration", tuple(sizes or ())), explore))
@@ -465,8 +490,13 @@ class PyramidoTable(TableAdapter):
 
     def correct(self, seen: Any, index: int, value: Any) -> Any:
         """Cell ``index`` (in the order of ``seen_json``'s cells, every pyramid's in turn) set by a player to
-        ``value`` ('-', a colour letter, a letter with '*' for an icon)."""
+        ``value`` ('-', a colour letter, a letter with '*' for an icon); after the cells, the gem areas (one to
+        five) and then the inventories read, each set to the gems a player says lie there (``value``: one letter
+        per gem, o b p g r or m for mythical, e.g. ``"rm"``; '-' for none: ``seen_json`` gives each its index)."""
         if isinstance(seen, TableView):
+            cells = sum(len(v.cells) for v in seen.pyramids)
+            if index >= cells and (seen.exploration is not None or seen.inventories):
+                return self._correct_gems(seen, index - cells, value)
             fixed = self.correct(PyramidsView(seen.pyramids), index, value)
             return replace(seen, pyramids=fixed.views)
         if isinstance(seen, PyramidsView):
@@ -490,6 +520,23 @@ class PyramidoTable(TableAdapter):
         fixed = dict(view.corrections)
         fixed[cell] = parse_seen(value)
         return replace(view, corrections=tuple(sorted(fixed.items())))
+
+    def _correct_gems(self, seen: TableView, k: int, value: Any) -> TableView:
+        spaces = seen.exploration.spaces if seen.exploration is not None else ()
+        if not 0 <= k < len(spaces) + len(seen.inventories):
+            raise SessionError(f"there is no gem area or inventory {k + 1} read ({len(spaces)} gem areas, "
+                               f"{len(seen.inventories)} inventories)")
+        gems = parse_gems(value)
+        if k < len(spaces):
+            if sum(gems) > 3:
+                raise SessionError(f"a gem area holds at most 3 gems, not {sum(gems)}")
+            assert seen.exploration is not None
+            fixed = tuple(replace(sp, gems=gems[:5], mythical=gems[5], gems_sure=True, corrected=True)
+                          if i == k else sp for i, sp in enumerate(spaces))
+            return replace(seen, exploration=replace(seen.exploration, spaces=fixed))
+        j = k - len(spaces)
+        return replace(seen, inventories=tuple(replace(v, gems=gems, sure=True, corrected=True) if n == j else v
+                                               for n, v in enumerate(seen.inventories)))
 
     def confirm(self, seen: Any) -> Any:
         if isinstance(seen, TableView):
@@ -608,7 +655,8 @@ class PyramidoTable(TableAdapter):
         if seen.exploration is not None and not problems and at.phase is Phase.TAKE and not at.pending:
             for i, sp in enumerate(seen.exploration.spaces):
                 self.looks[_space_key(at, i)] = sp.look()
-                self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure, sp.mythical)
+                if not sp.corrected:  # how the camera reads the area, not what a player said
+                    self.looks[(i, "gems", tuple(at.spaces[i].gems))] = (sp.gems, sp.gems_sure, sp.mythical)
                 if sp.colours:  # a top was read (the truth shows no back)
                     self.looks[("light", *_space_key(at, i))] = (sp.lightness,)
         if firm:
@@ -715,7 +763,7 @@ class PyramidoTable(TableAdapter):
 
     def _gems_as_before(self, s: Any, i: int, sp: SpaceSeen) -> bool:
         """Gem area ``i`` reads as it did at rest with the gems the record gives it (else as the record)."""
-        got = self.looks.get((i, "gems", tuple(s.spaces[i].gems)))
+        got = self.looks.get((i, "gems", tuple(s.spaces[i].gems))) if not sp.corrected else None
         if got is not None:
             return bool(tuple(got[0]) == sp.gems and (got[2] is None or sp.mythical is None or got[2] == sp.mythical))
         have = s.spaces[i].gems
@@ -785,7 +833,8 @@ class PyramidoTable(TableAdapter):
         else:
             # Against how the area looked while it held these gems (a pale gem counted as coloured is counted so
             # again), else against the record.
-            base, base_sure, base_mythical = self._gems_seen_before(s, i)
+            base, base_sure, base_mythical = self._gems_seen_before(s, i) if not sp.corrected else \
+                (tuple(have[:5]), True, int(have[Gem.MYTHICAL.index]))  # said by a player: against the record
             drops = [c for c in COLOURS if sp.gems[c.index] < base[c.index]]
             rises = [c for c in COLOURS if sp.gems[c.index] > base[c.index]]
             # Mythical gems as counted then and now (None: not read): one fewer when a mythical gem went, as many
@@ -1051,11 +1100,20 @@ class PyramidoTable(TableAdapter):
                 })
             out.append({"seat": v.seat, "aligned": v.aligned, "cells": cells, "problems": list(v.problems)})
         result: dict[str, Any] = {"pyramids": out}
+        # The gem areas and inventories read, numbered after the cells for :meth:`correct`.
+        at = sum(len(v.cells) for v in views)
         if isinstance(seen, TableView) and seen.exploration is not None:
             result["exploration"] = [
                 {"pile": sp.pile, "tops": [str(d) for d in sp.tops], "face_up": sp.face_up, "sure": sp.sure,
-                 "gems": list(sp.gems), "mythical": sp.mythical}
-                for sp in seen.exploration.spaces]
+                 "gems": list(sp.gems), "mythical": sp.mythical, "index": at + k,
+                 "gems_read": _gems_json((*sp.gems, sp.mythical or 0)), "gems_unsure": not sp.gems_sure,
+                 "corrected": sp.corrected}
+                for k, sp in enumerate(seen.exploration.spaces)]
+            at += len(seen.exploration.spaces)
+        if isinstance(seen, TableView) and seen.inventories:
+            result["inventories"] = [
+                {"seat": v.seat, "index": at + k, "gems_read": _gems_json(v.gems), "gems_unsure": not v.sure,
+                 "corrected": v.corrected} for k, v in enumerate(seen.inventories)]
         return result
 
     def reading_at(self, seen: Any, x: float, y: float) -> int:
