@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from device.appliance import Appliance
-from device.tables.pyramido import PyramidView, SeenCell
+from device.tables.pyramido import ExplorationSeen, PyramidView, SeenCell, SpaceSeen
 from engine.pyramido import legal_placements
 from engine.pyramido.dominoes import Colour
-from engine.pyramido.game import Phase
+from engine.pyramido.game import Phase, Take
 from tests.browser import BROWSER_TESTS, DESKTOP, drawn, open_page, pair, wait_until
 
 pytestmark = BROWSER_TESTS
@@ -101,3 +101,37 @@ def test_a_cell_read_in_doubt_is_tapped_and_said_on_the_page(web_appliance: tupl
     seen = app.session.table.seen
     assert isinstance(seen, PyramidView) and seen.corrections == (((4, 2), None),)
     assert app.session.history == []
+
+
+def test_a_gem_count_in_doubt_is_tapped_and_said_by_colour(web_appliance: tuple[Appliance, str], page: Any) -> None:
+    app, _ = web_appliance
+    app.session.new_game(["Anna", "Ben"], game="pyramido", mode="camera", seed=3)
+    state = app.session.state
+    # A face-up domino taken with a gem of its area: the camera sees the back below it and two gems left, but
+    # cannot count them surely (a pale gem?), so it asks which gem was taken.
+    k = next(i for i, sp in enumerate(state.spaces) if sp.face_up is not None)
+    left = list(state.spaces[k].gems)
+    taken = next(g for g, n in enumerate(left) if n)
+    left[taken] -= 1
+    spaces = tuple(
+        SpaceSeen(i + 1, (), False, False, tuple(left[:5]), False, left[5]) if i == k else
+        SpaceSeen(i + 1, (sp.face_up,) if sp.face_up else (), sp.face_up is not None, True, tuple(sp.gems[:5]), True,
+                  sp.gems[5], tuple(sorted((sp.face_up.a.colour.letter, sp.face_up.b.colour.letter)))
+                  if sp.face_up else ())
+        for i, sp in enumerate(state.spaces))
+    app.session.set_camera("ok", "test frames")
+    app.hub.put_frame(np.full((480, 640, 3), 128, np.uint8), ())
+    app.session.on_settled([ExplorationSeen(spaces)], moved=False)
+    assert app.session.table.pending and app.session.history == []
+    wait_until(lambda: page.locator("#pyramido-gems-seen li.gem-read.unsure").count() == 1)
+    assert f"Gem area {k + 1}" in page.inner_text("#pyramido-gems-seen li.gem-read.unsure")
+    pair(page)
+    page.click("#pyramido-gems-seen li.gem-read.unsure")
+    for gem, n in zip(("orange", "blue", "purple", "green", "red", "mythical"), left, strict=True):
+        page.fill(f"#pyramido-gems-correct input[data-gem='{gem}']", str(n))
+    page.click("#pyramido-gems-correct button.gems-ok")
+    # The players said the two gems left: the take is explained (the gem missing is the one taken), said on the page.
+    wait_until(lambda: bool(app.session.history))
+    action = app.session.history[0].action
+    assert isinstance(action, Take) and action.space == k + 1 and action.gem is not None
+    assert action.gem.index == taken

@@ -280,3 +280,21 @@ def test_the_camera_view_draws_each_cell_read_and_rings_the_doubts() -> None:
     assert ((ring[..., 2] > 200) & (ring[..., 0] < 60)).any()  # the doubt ringed in red
     assert not ((drawn[45:76, 45:76, 2] > 200) & (drawn[45:76, 45:76, 0] < 60)).any()  # the sure one is not
     assert drawn[60, 260].tolist() == [128, 128, 128]  # an empty cell: a hollow mark only
+
+
+def test_gems_said_on_the_page_are_one_letter_each_and_bad_words_are_refused_clearly() -> None:
+    from device.errors import SessionError
+    from device.tables.pyramido import SpaceSeen, parse_gems
+
+    assert parse_gems("r, m m") == (0, 0, 0, 0, 1, 2) and parse_gems("-") == (0,) * 6
+    adapter = PyramidoTable(find_game("pyramido"))
+    unsure = tuple(SpaceSeen(i, (), False, False, (0,) * 5, False, 0) for i in range(1, 6))
+    seen = TableView((), ExplorationSeen(unsure))
+    fixed = adapter.correct(seen, 2, "ob")
+    assert fixed.exploration.spaces[2].gems == (1, 1, 0, 0, 0) and fixed.exploration.spaces[2].corrected
+    assert adapter.seen_json(fixed)["exploration"][2]["gems_read"] == {"orange": 1, "blue": 1}
+    for bad, says in (("xyz", "one letter per gem"), ("oooo", "at most 3"), (",", "say the gems")):
+        with pytest.raises(SessionError, match=says):
+            adapter.correct(seen, 0, bad)
+    with pytest.raises(SessionError, match="no gem area or inventory 6"):
+        adapter.correct(seen, 5, "o")

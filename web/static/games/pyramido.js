@@ -146,9 +146,12 @@ function mountCamera(root, ctx) {
   const img = el("img", {id: "pyramido-frame", alt: "latest camera frame with the cells as read", hidden: true,
     class: "camera-frame"});
   card.appendChild(img);
-  card.appendChild(el("p", {class: "hint"}, "Cells ringed in red were hard to read: tap one to say what it shows."));
+  card.appendChild(el("p", {class: "hint"}, "Cells ringed in red, and gems marked hard to count, were hard to read: tap one to say what it shows."));
   const cells = el("div", {id: "pyramido-seen", class: "pyramids"});
   card.appendChild(cells);
+  // The gems counted in each gem area and inventory spot; one in doubt is tapped and its gems said by colour.
+  const gems = el("ul", {id: "pyramido-gems-seen", class: "gems-seen"});
+  card.appendChild(gems);
   card.appendChild(el("div", {class: "errors", "data-slot": "seen", "aria-live": "assertive"}));
   const dialog = el("dialog", {id: "pyramido-correct"});
   const form = el("form", {method: "dialog"});
@@ -163,9 +166,62 @@ function mountCamera(root, ctx) {
   form.appendChild(el("button", {value: "cancel"}, "Cancel"));
   dialog.appendChild(form);
   card.appendChild(dialog);
+  const gemDialog = el("dialog", {id: "pyramido-gems-correct"});
+  const gemForm = el("form", {method: "dialog"});
+  gemForm.appendChild(el("p", {id: "pyramido-gems-place"}, ""));
+  for (const gem of GEM_KINDS) {
+    const label = el("label", {class: "gem-count"}, `${gem} `);
+    label.appendChild(el("input", {type: "number", min: "0", max: "12", value: "0", name: gem,
+      "data-gem": gem}));
+    gemForm.appendChild(label);
+  }
+  gemForm.appendChild(el("button", {value: "ok", class: "gems-ok"}, "These gems lie there"));
+  gemForm.appendChild(el("button", {value: "cancel"}, "Cancel"));
+  gemDialog.appendChild(gemForm);
+  card.appendChild(gemDialog);
   root.appendChild(card);
   ctx.followFrame(img);
-  camera = {card, cells, dialog, key: null};
+  camera = {card, cells, gems, dialog, gemDialog, key: null};
+}
+
+/** The gem kinds as the page names them, in the engine's order, and each one's letter for /api/correct. */
+const GEM_KINDS = ["orange", "blue", "purple", "green", "red", "mythical"];
+const GEM_LETTER = {orange: "o", blue: "b", purple: "p", green: "g", red: "r", mythical: "m"};
+
+function openGemCorrection(ctx, place) {
+  if (!ctx.paired) { ctx.showError("seen", "pair this browser to correct a reading: press “Pair this browser”, then CONFIRM on the device"); return; }
+  const dialog = camera.gemDialog;
+  document.getElementById("pyramido-gems-place").textContent = `${place.label}: how many gems of each colour lie there?`;
+  for (const input of dialog.querySelectorAll("input[data-gem]")) {
+    input.value = String((place.gems_read || {})[input.dataset.gem] || 0);
+  }
+  dialog.returnValue = "";
+  dialog.onclose = () => {
+    if (dialog.returnValue !== "ok") return;
+    let value = "";
+    for (const input of dialog.querySelectorAll("input[data-gem]")) {
+      value += GEM_LETTER[input.dataset.gem].repeat(Math.max(0, Math.min(12, parseInt(input.value, 10) || 0)));
+    }
+    ctx.post("/api/correct", {index: place.index, value: value || "-"}, "seen");
+  };
+  dialog.showModal();
+}
+
+function renderGemsSeen(table, ctx) {
+  camera.gems.replaceChildren();
+  const places = [
+    ...((table.seen && table.seen.exploration) || []).map((g) => ({...g, label: `Gem area ${g.pile}`})),
+    ...((table.seen && table.seen.inventories) || []).map((g) => ({...g, label: `Player ${g.seat + 1}'s gems`})),
+  ];
+  for (const place of places) {
+    const doubt = place.gems_unsure;
+    const item = ctx.el("li", {class: ["gem-read", doubt ? "unsure" : "", place.corrected ? "corrected" : ""]
+      .filter(Boolean).join(" "), "data-index": String(place.index)},
+    `${place.label}: ${gemsText(place.gems_read)}` + (doubt ? " (hard to count: tap to say the gems)" : "") +
+      (place.corrected ? " (said on the page)" : ""));
+    if (table.pending) item.addEventListener("click", () => openGemCorrection(ctx, place));
+    camera.gems.appendChild(item);
+  }
 }
 
 function openCorrection(ctx, index, cell) {
@@ -186,9 +242,10 @@ function renderCamera(s, ctx) {
   const seen = (table.seen && table.seen.pyramids) || [];
   const live = s.game && s.game.mode === "camera";
   camera.card.hidden = !live;
-  const key = JSON.stringify([seen, !!table.pending]);
+  const key = JSON.stringify([table.seen || null, !!table.pending]);
   if (key === camera.key) return;
   camera.key = key;
+  renderGemsSeen(table, ctx);
   camera.cells.replaceChildren();
   let index = 0; // the adapter numbers the cells read pyramid by pyramid, in order
   for (const p of seen) {
