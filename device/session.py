@@ -682,10 +682,11 @@ class GameSession:
         """Which colours of ``game``'s pieces are taught at this table and which are still missing."""
         return self._setup().taught(game)
 
-    def teach_colours(self, game: str) -> dict[str, Any]:
-        """Teach ``game``'s die colours from the dice in the latest camera frame."""
+    def teach_colours(self, game: str, players: int | None = None) -> dict[str, Any]:
+        """Teach ``game``'s die colours from the dice in the latest camera frame (Pyramido: its block colours
+        from player 1's pyramid mat)."""
         with self._lock:
-            return self._setup().teach_dice(game)
+            return self._setup().teach_dice(game, players)
 
     def deck(self) -> dict[str, Any]:
         """The Dice Treasure deck enrolled on this device so far."""

@@ -75,16 +75,23 @@ class TableSetup:
 
         return TeachingStore(self.state_dir).report(game)
 
-    def teach_dice(self, game: str) -> dict[str, Any]:
-        """Teach ``game``'s die colours from the dice in the latest frame (one die of each colour in view)."""
+    def teach_dice(self, game: str, players: int | None = None) -> dict[str, Any]:
+        """Teach ``game``'s die colours from the dice in the latest frame (one die of each colour in view), or
+        Pyramido's block colours from player 1's pyramid mat (dominoes showing each colour laid on it)."""
         from device.teaching import TeachingStore
-        from device.zones import teach_dice
+        from device.zones import teach_blocks, teach_dice
 
         store = TeachingStore(self.state_dir)
         report = store.report(game)  # an unknown game is said before anything is measured
+        shot = self.hub.frame()
+        if "block" in report["pieces"]:
+            if shot is None:
+                raise ValueError("no camera frame yet: lay dominoes showing each of the five colours on player 1's "
+                                 "pyramid mat first")
+            blocks = teach_blocks(store, shot.image, players)
+            return {**store.report(game), "measured": [{"colour": name, "cells": cells} for name, _, cells in blocks]}
         if "die" not in report["pieces"]:
             raise ValueError(f"{game}'s pieces are not dice: they are taught by its own reader")
-        shot = self.hub.frame()
         if shot is None:
             raise ValueError("no camera frame yet: lay one die of each colour in view of the camera first")
         taught = teach_dice(store, game, shot.image)

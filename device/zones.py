@@ -80,13 +80,15 @@ def register(subparsers: Any) -> None:
 
     teach = subparsers.add_parser(
         "teach",
-        help="teach the colours of a game's dice from a photo of one die of each colour",
+        help="teach the colours of a game's dice (or Pyramido's blocks) from a photo",
         description="Teach the table's own dice colours: photograph one die of each colour of the game (any "
         "order); each die is paired with a colour name and the measured colour is kept in the state directory "
-        "for the readers. Without --image, print what is taught and what is still to teach.",
+        "for the readers. Pyramido: photograph player 1's pyramid mat with dominoes on it showing each of the "
+        "five block colours. Without --image, print what is taught and what is still to teach.",
     )
     teach.add_argument("--game", choices=("pyradice", "dicetreasure", "pyramido"), required=True)
-    teach.add_argument("--image", type=Path, help="a photo of one die of each of the game's colours")
+    teach.add_argument("--image", type=Path, help="a photo of one die of each of the game's colours (Pyramido: of "
+                       "player 1's pyramid mat with every block colour on it)")
     teach.add_argument("--forget", action="store_true", help="forget every colour taught for the game first")
     teach.add_argument("--state-dir", metavar="DIR", help="state directory (default: from config)")
     teach.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
@@ -251,9 +253,14 @@ def teach_command(args: argparse.Namespace) -> int:
     if args.forget:
         store.forget(args.game)
         print(f"forgot every colour taught for {args.game}")
-    if args.image is not None:
-        if args.game == "pyramido":
-            raise UsageError("Pyramido's blocks and gems are taught by the Pyramido reader, not from a dice photo")
+    if args.image is not None and args.game == "pyramido":
+        try:
+            blocks = teach_blocks(store, _load(args.image))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        for name, lab, cells in blocks:
+            print(f"block {name}: {cells} quarter cells  Lab {lab[0]:.1f} {lab[1]:.1f} {lab[2]:.1f}")
+    elif args.image is not None:
         for centre, lab, name in teach_dice(store, args.game, _load(args.image)):
             print(f"die at ({centre[0]:.0f}, {centre[1]:.0f}): {name}  Lab {lab[0]:.1f} {lab[1]:.1f} {lab[2]:.1f}")
     for piece, state in store.report(args.game)["pieces"].items():
@@ -275,6 +282,69 @@ def teach_dice(store: Any, game: str, image: np.ndarray) -> list[tuple[tuple[flo
     for _, lab, name in result.dice:
         store.teach(game, "die", name, lab)
     return [(c, lab, name) for c, lab, name in result.dice]
+
+
+#: Teaching Pyramido's blocks: the fewest plain quarter cells of a colour (a block shows four, less its icon),
+#: the least CIELAB distance between two colours' clusters (the five are far apart: 29-40 on renders under
+#: changed white balance and exposure), and the farthest a taught colour may lie from the one it replaces
+#: (beyond it the camera saw something else: a hand, a coloured cloth).
+BLOCK_CELLS_MIN = 2
+BLOCK_SEPARATION_MIN = 15.0
+BLOCK_SHIFT_MAX = 45.0
+
+
+def teach_blocks(store: Any, image: np.ndarray, players: int | None = None) -> list[tuple[str, Any, int]]:
+    """Teach Pyramido's five block colours from player 1's pyramid in ``image`` (dominoes laid there so that each
+    colour shows at least once): the plain quarter cells read there are measured as the reader sees them
+    (white-balanced on the mat's paper, :func:`vision.pyramido_read.measure_cells`), grouped in five clusters,
+    and the clusters named by the assignment of all five closest to the colours known so far, so the order on
+    the mat does not matter and a colour named wrong by the old palette is still named right. Returns (name, Lab,
+    cells) per colour; a ValueError says what to lay out when five colours are not clearly seen (nothing is
+    taught then)."""
+    import itertools
+
+    from engine.pyramido.dominoes import COLOURS
+    from vision.pyramido_read import Palette, PyramidReader, measure_cells
+
+    reg = locate(image, "pyramido", players)
+    view = reg.zone("pyramid-1")
+    if view is None:
+        raise ValueError("player 1's pyramid mat is not in view: lay it under the camera, with dominoes showing "
+                         "each of the five colours on it")
+    known = Palette.from_lessons(store.taught("pyramido", "block"))
+    reading = PyramidReader(known).read(image, view, None, seat=0)
+    cells = [c for c in reading.cells if c.colour is not None and not c.icon and c.occupied_conf >= 0.9]
+    if len(cells) < BLOCK_CELLS_MIN * len(COLOURS):
+        raise ValueError(f"{len(cells)} plain quarter cells of blocks seen on player 1's pyramid mat: lay dominoes "
+                         "there so that each of the five colours shows at least once")
+    # Each cell's own median colour (measure_cells groups the cells by the name given: each cell is its own
+    # "name" here), then five clusters of them.
+    own: dict[Any, tuple[Any, bool]] = {c.cell: (c.cell, False) for c in cells}
+    per_cell: dict[Any, tuple[float, float, float]] = dict(measure_cells(reading, own, image, view))
+    points = np.array([per_cell[c.cell] for c in cells if c.cell in per_cell], np.float32)
+    cv2.setRNGSeed(0)  # k-means++ seeding: the same frame teaches the same colours
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
+    _, labels, centres = cv2.kmeans(points, len(COLOURS), None, criteria, 8, cv2.KMEANS_PP_CENTERS)
+    sizes = np.bincount(labels.ravel(), minlength=len(COLOURS))
+    refs = np.array([known.lab[c] for c in COLOURS], np.float32)
+    order = min(itertools.permutations(range(len(COLOURS))),
+                key=lambda p: float(sum(np.linalg.norm(centres[p[i]] - refs[i]) for i in range(len(COLOURS)))))
+    separation = min(float(np.linalg.norm(a - b)) for a, b in itertools.combinations(centres, 2))
+    shifts = [float(np.linalg.norm(centres[order[i]] - refs[i])) for i in range(len(COLOURS))]
+    if sizes.min() < BLOCK_CELLS_MIN or separation < BLOCK_SEPARATION_MIN:
+        raise ValueError("five block colours are not clearly seen on player 1's pyramid mat (two look alike, or "
+                         "one is missing): lay dominoes there so that each of the five colours shows at least once")
+    far = [COLOURS[i].value for i in range(len(COLOURS)) if shifts[i] > BLOCK_SHIFT_MAX]
+    if far:
+        raise ValueError(f"what was seen as {', '.join(far)} is far from any block colour: is a hand, a cloth or "
+                         "a coloured light over the mat? Nothing was taught")
+    taught = []
+    for i, colour in enumerate(COLOURS):
+        members = points[labels.ravel() == order[i]]
+        lab = tuple(round(float(v), 2) for v in np.median(members, axis=0))
+        store.teach("pyramido", "block", colour.value, lab)
+        taught.append((colour.value, lab, len(members)))
+    return taught
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -267,12 +267,14 @@ def test_mats_are_offered_and_the_camera_check_says_what_is_missing(web_applianc
     assert "0 of" in advice and "Every mat is found" not in advice
     assert page.locator("#camera-sheets tr.located").count() == 2
     wait_until(lambda: page.is_visible("#camera-view"))
+    assert page.inner_text("#teach-dice") == "Teach the block colours"  # from player 1's pyramid mat
     page.select_option("#mats-game", "dicetreasure")
     wait_until(lambda: page.locator("#mats-sheets li").count() == len(mats("dicetreasure", 3)))
     # Pyramido's line said "still to teach" too: wait for Dice Treasure's own report (its pieces are dice).
     wait_until(lambda: "die colours taught" in page.inner_text("#colours-taught"))
     assert "still to teach" in page.inner_text("#colours-taught")
     assert page.is_visible("#teach-dice")  # Dice Treasure's pieces are dice: taught from the camera
+    assert page.inner_text("#teach-dice") == "Teach the dice colours"
     # The owners' own deck: the card on player 1's first spot is read, checked, fixed by the owner and added.
     from engine.dicetreasure import load_deck, sample_deck
     from vision.lab.dicetreasure_render import render_enrolment

@@ -114,9 +114,10 @@ def test_companion_teach_learns_the_dice_of_a_photo(tmp_path: Path, capsys: pyte
     assert taught["white"][0] > taught["gray"][0] > taught["maroon"][0]
     assert TeachingStore(state).palette("pyradice", "die").calibrated
     assert len(truth) == 4
-    # Pyramido's pieces are not dice; a photo of the wrong count is refused in one line.
+    # Pyramido's blocks are taught from player 1's pyramid mat, which a photo of dice does not show; a photo of the
+    # wrong count is refused in one line.
     assert main(["teach", "--game", "pyramido", "--image", str(photo), "--state-dir", str(state)]) == 2
-    assert "taught by the Pyramido reader" in capsys.readouterr().err
+    assert "player 1's pyramid mat is not in view" in capsys.readouterr().err
     assert main(["teach", "--game", "dicetreasure", "--image", str(photo), "--state-dir", str(state)]) == 2
     err = capsys.readouterr().err
     assert "shows 4 dice" in err and err.count("\n") == 1

@@ -116,7 +116,7 @@ def test_colours_are_taught_from_the_camera(client: FlaskClient, session: GameSe
     report = taught.get_json()
     assert sorted(d["colour"] for d in report["measured"]) == sorted(bodies)
     assert report["complete"] and client.get("/api/teach?game=pyradice").get_json()["complete"]
-    assert teach({"game": "pyramido"}).status_code == 400  # blocks and gems: taught by the Pyramido reader
+    assert teach({"game": "pyramido"}).status_code == 400  # no Pyramido mat in view: said, nothing taught
 
 
 def test_the_owners_deck_is_enrolled_card_by_card_from_the_camera(client: FlaskClient, session: GameSession,
@@ -208,3 +208,63 @@ def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(
     table = live_table(tmp_path, "dicetreasure", 2, session.record.options)  # what the camera's reader loads
     assert [c.id for c in load_deck(table["deck"]).motif_cards] == [f"blue-{n}" for n in range(1, 6)]
     assert new_game({"deck": "{not json"}).status_code == 400  # a forged record option is refused, named
+
+
+def test_pyramido_block_colours_are_taught_from_player_1s_pyramid(client: FlaskClient, session: GameSession) -> None:
+    """Dominoes showing each of the five colours on player 1's pyramid mat, under a warmer light than the nominal
+    colours (white balance 1.3): each colour is taught as the reader measures it where the truth names the cells
+    (the recorder's own teaching), the order on the mat and the old names not needed; too few colours teach
+    nothing and say what to lay out."""
+    import json
+    import random
+
+    from engine.game import find_game
+    from vision.conditions import parse_condition
+    from vision.lab import pyramido_render as pr
+    from vision.pyramido_read import Palette, PyramidReader, measure_cells
+    from vision.registration import locate
+
+    game = find_game("pyramido")
+    rng = random.Random(6201)  # seed 6201: never used before
+    state = game.initial_state(["Anna", "Ben"], seed=6201)
+    first_domino = None
+    while len({v[0] for v in state.explorers[0].pyramid.top_view.values()}) < 5:
+        if game.status(state).awaiting == "chance":
+            state = game.apply(state, game.random_chance(state, rng))
+        else:
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+        if first_domino is None and state.explorers[0].pyramid.top_view:
+            first_domino = state
+    table = pr.make_table(6201, 2, state)
+    warm = parse_condition("white:1.3")
+    token = client.get("/api/csrf").get_json()["csrf"]
+
+    def teach() -> Any:
+        return client.post("/api/teach", data=json.dumps({"game": "pyramido", "players": 2}),
+                           content_type="application/json", headers={"X-CSRF-Token": token})
+
+    client.post("/api/pair", data="{}", content_type="application/json", headers={"X-CSRF-Token": token})
+    session.press("confirm")
+    assert client.get("/api/pair").get_json()["paired"]
+    assert client.get("/api/teach?game=pyramido").get_json()["pieces"]["block"]["taught"] == []
+    few = warm.apply(pr.render(table, first_domino, np.random.default_rng(1)).image, "few")
+    session.hub.put_frame(few, ())
+    refused = teach()
+    assert refused.status_code == 400 and "each of the five colours" in refused.get_json()["error"]
+    assert client.get("/api/teach?game=pyramido").get_json()["pieces"]["block"]["taught"] == []  # nothing taught
+    frame = pr.render(table, state, np.random.default_rng(2))
+    image = warm.apply(frame.image, "all")
+    session.hub.put_frame(image, ())
+    taught = teach()
+    assert taught.status_code == 200, taught.get_json()
+    assert taught.get_json()["pieces"]["block"]["missing"] == []
+    from device.teaching import TeachingStore
+
+    got = TeachingStore(session.log.path.parent).taught("pyramido", "block")
+    view = locate(image, "pyramido", 2).zone("pyramid-1")
+    assert view is not None
+    aligned = PyramidReader(Palette.nominal()).read(image, view, state.explorers[0].pyramid.top_view, seat=0)
+    truth = measure_cells(aligned, frame.views[0], image, view)
+    assert sorted(c.value for c in truth) == sorted(got)
+    for colour, lab in truth.items():  # 0.0-1.0 apart here; the five colours lie 29-40 apart
+        assert np.linalg.norm(np.array(got[colour.value]) - np.array(lab)) < 3.0, colour

@@ -73,11 +73,15 @@ def taught() -> Any:
 @bp.post("/api/teach")
 @protected()
 def teach() -> Any:
-    """``{"game": GAME}``: one die of each of the game's colours lies in the camera's view; teach them."""
-    game = json_body().get("game")
+    """``{"game": GAME, "players": N}``: one die of each of the game's colours lies in the camera's view (Pyramido:
+    dominoes showing each block colour on player 1's pyramid mat); teach them."""
+    body = json_body()
+    game, players = body.get("game"), body.get("players")
     if not isinstance(game, str) or not game:
-        abort(400, "'game' must name the game whose dice are in view")
-    return jsonify(services().session.teach_colours(game))
+        abort(400, "'game' must name the game whose pieces are in view")
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= 4):
+        abort(400, "'players' must be 1 to 4")
+    return jsonify(services().session.teach_colours(game, players))
 
 
 @bp.get("/api/deck")

@@ -156,7 +156,14 @@ function showTaught(report) {
       (state.missing.length ? `; still to teach: ${state.missing.join(", ")}` : ""));
   }
   line.textContent = parts.join(". ");
-  document.getElementById("teach-dice").hidden = !("die" in (report.pieces || {}));
+  // Dice are taught from one die of each colour; Pyramido's blocks from dominoes on player 1's pyramid mat.
+  const pieces = report.pieces || {};
+  const button = document.getElementById("teach-dice");
+  button.hidden = !("die" in pieces || "block" in pieces);
+  button.textContent = "block" in pieces ? "Teach the block colours" : "Teach the dice colours";
+  button.title = "block" in pieces
+    ? "lay dominoes showing each of the five colours on player 1's pyramid mat first"
+    : "lay one die of each colour in the camera's view first";
 }
 
 async function drawTaught(game) {
@@ -167,7 +174,7 @@ async function drawTaught(game) {
 
 async function teachDice() {
   const game = document.getElementById("mats-game").value;
-  const report = await post("/api/teach", {game}, "table-setup");
+  const report = await post("/api/teach", {game, players: players()}, "table-setup");
   if (report.error) return;
   showTaught(report);
   const seen = (report.measured || []).map((d) => d.colour).join(", ");
