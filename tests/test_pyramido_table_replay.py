@@ -298,3 +298,43 @@ def test_gems_said_on_the_page_are_one_letter_each_and_bad_words_are_refused_cle
             adapter.correct(seen, 0, bad)
     with pytest.raises(SessionError, match="no gem area or inventory 6"):
         adapter.correct(seen, 5, "o")
+
+
+def test_faults_at_the_table_are_said_and_nothing_is_recorded() -> None:
+    # The list, on views built from a state's truth: a gem rolled off its area while every domino lies as
+    # before, a pile knocked over (two face-up dominoes not where they lay), two dominoes laid at once on a pyramid.
+    import random
+    from dataclasses import replace
+
+    from device.tables.pyramido import SpaceSeen, observed
+    from engine.pyramido import legal_placements
+
+    game = find_game("pyramido")
+    rng = random.Random(5)
+    state = game.initial_state(["Anna", "Ben"], seed=5)
+    adapter = PyramidoTable(game)
+    ex = next(r for r in adapter.truth_readings(truth_of(state)) if isinstance(r, ExplorationSeen))
+    ex = replace(ex, exact=False)  # as the camera reads it
+    k = next(i for i, sp in enumerate(state.spaces) if sp.face_up is not None)
+    fewer = list(ex.spaces[k].gems)
+    fewer[next(g for g, n in enumerate(fewer) if n)] -= 1
+    rolled: SpaceSeen = replace(ex.spaces[k], gems=tuple(fewer)) if sum(fewer) else replace(ex.spaces[k], mythical=0)
+    seen = adapter.observe([replace(ex, spaces=tuple(rolled if i == k else sp for i, sp in enumerate(ex.spaces)))],
+                           moved=False)
+    explained = adapter.explain(state, seen)
+    assert explained.actions == () and "rolled off" in explained.problems[0]
+    knocked = tuple(replace(sp, tops=(), colours=(), gems=(0,) * 5, mythical=0, gems_sure=False)
+                    if sp.face_up else sp for sp in ex.spaces)
+    explained = adapter.explain(state, adapter.observe([replace(ex, spaces=knocked)], moved=True))
+    assert explained.actions == () and "which one was taken" in explained.problems[0]
+    while not (state.phase is Phase.PLACE and not state.pending and
+               len(state.explorers[state.order[state.turn]].pyramid.placed) >= 2):
+        action = game.random_chance(state, rng) if state.pending else rng.choice(game.legal_actions(state))
+        state = game.apply(state, action)
+    seat = state.order[state.turn]
+    pyramid = state.explorers[seat].pyramid
+    one = pyramid.place(state.holding, legal_placements(pyramid, state.holding)[0])
+    other = next(sp.face_up for sp in state.spaces if sp.face_up is not None)
+    two = one.place(other, legal_placements(one, other)[0])
+    explained = adapter.explain(state, adapter.observe([PyramidView(seat, observed(two))], moved=True))
+    assert explained.actions == () and "not one domino" in explained.problems[0]

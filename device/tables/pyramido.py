@@ -365,7 +365,10 @@ class PyramidoTable(TableAdapter):
         from vision.registration import MarkerFinder, locate
 
         players = int(table.get("players") or len(getattr(self.record, "explorers", ())) or 2)
-        palette = Palette.from_lessons(table.get("lessons") or {})
+        lessons = table.get("lessons") or {}
+        # A recording names the block colours; the device's table (``device.tables.live_table``) gives its lessons
+        # by piece, as the dice games take them.
+        palette = Palette.from_lessons(lessons.get("block", {}) if "block" in lessons else lessons)
         thickness = float(table.get("domino_mm") or THICKNESS_MM)
         reader = PyramidReader(palette)
         # The exploration area place by place: a turn changes one or two of its piles and gem areas.
@@ -573,8 +576,8 @@ class PyramidoTable(TableAdapter):
             # Cells read unsure are taken as read only when the whole view is then exactly one legal placement of
             # the domino in hand (a misread cell would not make one); otherwise the players are asked about them.
             return Explained(problems=(f"quarter cells {_cells_text(unsure)} of player {seen.seat + 1}'s pyramid "
-                                       "are hard to read (a hand, glare, a colour not taught?): correct them or "
-                                       "press CONFIRM", *explained.problems))
+                                       "are hard to read (a hand, glare, a domino lying crooked, a colour not "
+                                       "taught?): correct them or press CONFIRM", *explained.problems))
         return explained
 
     def _explain_view(self, state: Any, seen: PyramidView) -> Explained:
@@ -803,6 +806,12 @@ class PyramidoTable(TableAdapter):
                 # Something was moved in the exploration area that is not a take the camera can tell: ask now
                 # rather than let a later turn be explained on top of it.
                 where = " and ".join(str(i + 1) for i in sorted(changed | gemmed))
+                if not changed and not recolour:
+                    # Every top looks as it lay: only gems moved (one rolled off, or taken without its domino).
+                    return None, (f"gem area {where} does not show the gems the record holds there "
+                                  f"({'; '.join(_gems_words(s.spaces[i].gems) for i in sorted(gemmed))}) while every "
+                                  "domino lies as before: has a gem rolled off? Put it back, or take the turn on the "
+                                  "page",)
                 return None, (f"space {where} of the exploration area changed, but which domino and gem were taken "
                               "is not clear: take them on the page",)
             seat = s.order[s.turn]
@@ -996,7 +1005,8 @@ class PyramidoTable(TableAdapter):
         if not explained.actions:
             if unsure:
                 return None, (f"quarter cells {_cells_text(unsure)} of player {seat + 1}'s pyramid are hard to read "
-                              "(a hand, glare, a colour not taught?): correct them or press CONFIRM",
+                              "(a hand, glare, a domino lying crooked, a colour not taught?): correct them or press "
+                              "CONFIRM",
                               *explained.problems)
             return None, explained.problems
         return explained.actions[0], ()
