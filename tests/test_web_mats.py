@@ -210,7 +210,8 @@ def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(
     assert new_game({"deck": "{not json"}).status_code == 400  # a forged record option is refused, named
 
 
-def test_pyramido_block_colours_are_taught_from_player_1s_pyramid(client: FlaskClient, session: GameSession) -> None:
+def test_pyramido_block_colours_are_taught_from_player_1s_pyramid(client: FlaskClient, session: GameSession,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Dominoes showing each of the five colours on player 1's pyramid mat, under a warmer light than the nominal
     colours (white balance 1.3): each colour is taught as the reader measures it where the truth names the cells
     (the recorder's own teaching), the order on the mat and the old names not needed; too few colours teach
@@ -268,3 +269,11 @@ def test_pyramido_block_colours_are_taught_from_player_1s_pyramid(client: FlaskC
     assert sorted(c.value for c in truth) == sorted(got)
     for colour, lab in truth.items():  # 0.0-1.0 apart here; the five colours lie 29-40 apart
         assert np.linalg.norm(np.array(got[colour.value]) - np.array(lab)) < 3.0, colour
+    # A camera game at this table reads with them.
+    from device.tables import adapter_for, live_table
+
+    given: list[dict[str, Any]] = []
+    nominal = Palette.from_lessons
+    monkeypatch.setattr(Palette, "from_lessons", classmethod(lambda cls, t: given.append(dict(t)) or nominal(t)))
+    adapter_for(game).frame_reader(live_table(session.log.path.parent, "pyramido", 2))
+    assert [{name: tuple(lab) for name, lab in t.items()} for t in given] == [got]
