@@ -139,10 +139,13 @@ class TableSetup:
         """Add the owner's checked ``entry`` (a card as :meth:`read_card` gave it, fixed on the page) to the deck;
         its id is the next free one for its background. A ValueError names every problem the validator finds."""
         from device.deck import add_card, next_id, read_file, write_file
+        from engine.dicetreasure.cards import BACKGROUNDS
 
         if not isinstance(entry, dict) or not isinstance(entry.get("spaces"), list):
             raise ValueError("'card' must be a card as read: background, coins and its spaces")
         fields = {k: entry[k] for k in ("background", "coins", "spaces") if k in entry}
+        if fields.get("background") not in BACKGROUNDS:  # said before it names an id
+            raise ValueError(f"background {fields.get('background')!r} is not one of {', '.join(BACKGROUNDS)}")
         data = read_file(self.deck_path)
         card = {"id": next_id(data, str(fields.get("background"))), **fields}
         problems = add_card(data, card)
