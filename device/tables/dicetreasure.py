@@ -395,6 +395,7 @@ class DiceTreasureTable(TableAdapter):
                 self._doubts_before, self._doubts_seen = self._doubts_now, seen
                 self._doubts_now = {(s.card, s.space): s.die for s in seen.spaces if not s.sure and not s.corrected}
             raw, seen = seen, self._gated(seen)
+            self._know_cards(state, raw)
             if self._passed(state, seen) or self._behind(state, raw):
                 # The table shows a state the game has already passed (the players answered ahead of it, seeds
                 # 4406 and 4408: explained from the game's state, such a table gave exchanges and ends that never
@@ -440,6 +441,21 @@ class DiceTreasureTable(TableAdapter):
             return Explained(problems=("the dice on the cards cannot all have come from this turn's dice and "
                                        "reserves: check the cards",))
         return explained_by(self.game, state, explanation.actions)
+
+    def _know_cards(self, state: DiceTreasureState, raw: CardsView) -> None:
+        """Cards identified in doubt whose identity is settled now are kept by the reader for the round, while they
+        lie on their spot: the players confirmed the table as read, or the dice read on the card (surely, as read,
+        never the game's belief carried) are the game's on it and not what its look-alike has (:func:`_dice_say`).
+        The same look-alike doubt was otherwise asked again on every table (the players' answer is the next
+        action, which does not say which card is which: three and four players, seeds 4602, 4605)."""
+        if self._reader is None or state.phase in (Phase.DEAL, Phase.SOLO_DEAL, Phase.BONUS):
+            return
+        settle = getattr(self._reader, "settle", None)
+        if settle is None:
+            return
+        for card, (_, other) in raw.doubtful_cards.items():
+            if card in raw.spots and (raw.confirmed or _dice_say(state, raw, card, other)):
+                settle(raw.spots[card], card)
 
     def _rolled(self, state: DiceTreasureState, seen: CardsView, explained: Explained) -> Explained:
         """``explained`` cut before a roll whose dice lie where the dice of the last turn lay: they were not rolled
@@ -555,11 +571,11 @@ class DiceTreasureTable(TableAdapter):
             del self._since[:-PAST_STATES]
         if seen.confirmed or any(s.corrected for s in seen.spaces):
             return False
-        if _fits(state, seen):
+        if _fits_missed(state, seen):
             self._since = [state]
             return False
         for i in range(len(self._since) - 2, -1, -1):
-            if _fits(self._since[i], seen):
+            if _fits_missed(self._since[i], seen):
                 del self._since[:i]  # the table is there now: it cannot show the states before again
                 return True
         return False
@@ -625,7 +641,7 @@ class DiceTreasureTable(TableAdapter):
         """The whole table (mats, tray, reserves) explained from ``state``, or what to ask. Dice the game has on
         the cards that the camera missed are the game's when, so taken, the table explains and every loose zone
         as read is what the explanation leaves (:func:`_with_missed`)."""
-        patched = _with_missed(state, seen)
+        patched = _with_missed(state, seen, self._since[0] if self._since else None)
         if patched is not None:
             explained = self._explain_seen(state, patched)
             if not explained.problems:
@@ -933,17 +949,40 @@ def _empties_accounted(state: DiceTreasureState, view: CardsView, settled: froze
 
 def _dice_say(state: DiceTreasureState, seen: CardsView, card: str, other: str) -> bool:
     """Whether the dice read on ``card`` say it is ``card`` and not ``other`` (both in play): every space of it
-    read surely, exactly the dice the game has on ``card``, at least one die, and not the dice the game has on
-    ``other``. Were it ``other``, the dice lying on it would be ``other``'s (a round's mutual doubt between two
-    look-alike cards in the middle was asked about on every turn, seed 4401)."""
+    read surely, exactly the dice the game has on ``card``, at least one die, and not what the game has on
+    ``other`` were the card lying there ``other`` (:func:`_reads_as`). Were it ``other``, the dice lying on it would
+    be ``other``'s (a round's mutual doubt between two look-alike cards in the middle was asked about on every turn,
+    seed 4401)."""
     held = _held(state)
     if card not in held or other not in held or card not in seen.cards:
         return False
-    spaces = [s for s in seen.spaces if s.card == card]
-    if len(spaces) != len(held[card]) or not all(s.sure or s.corrected for s in spaces):
+    return (_reads_as(state, seen, card, card) and any(d is not None for d in seen.cards[card])
+            and not _reads_as(state, seen, card, other))
+
+
+def _reads_as(state: DiceTreasureState, seen: CardsView, card: str, other: str) -> bool:
+    """Whether the dice read (every space surely) on the spot where ``card`` was identified are what the game has on
+    ``other`` (both in play), were that card ``other``: on the places both cards have a space, ``other``'s dice; on
+    the places only ``card`` has one, none; and none in the game on the places only ``other`` has one (the reader,
+    looking at ``card``'s spaces, would not see them). ``other`` = ``card``: the reading is the game's."""
+    cards = _cards_in_play(state)
+    if card not in cards or other not in cards or card not in seen.cards:
         return False
-    dice = tuple(seen.cards[card])
-    return dice == held[card] and any(d is not None for d in dice) and dice != held[other]
+    spaces = [s for s in seen.spaces if s.card == card]
+    layout = cards[card].card.spaces
+    if len(spaces) != len(layout) or not all(s.sure or s.corrected for s in spaces):
+        return False
+    read = {layout[s.space - 1].pos: s.die for s in spaces}
+    have = {space.pos: die for space, die in zip(cards[other].card.spaces, cards[other].dice, strict=True)}
+    return (all(have.get(pos) == die for pos, die in read.items())
+            and all(die is None for pos, die in have.items() if pos not in read))
+
+
+def _cards_in_play(state: DiceTreasureState) -> dict[str, Any]:
+    """Card id -> the card in play (``CardInPlay``: the deck card and its dice), the players' and the middle's."""
+    out = {cip.card.id: cip for player in state.players for cip in player.cards}
+    out.update({cip.card.id: cip for cip in state.middle})
+    return out
 
 
 def _owned(state: DiceTreasureState, zone: str, before: frozenset[str] = frozenset()) -> set[str]:
@@ -994,6 +1033,13 @@ def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | No
         if dealing and not where.startswith("motif-cards-"):
             continue
         if not dealing and seen is not None and _dice_say(state, seen, card, other):
+            continue
+        if not dealing and seen is not None and _reads_as(state, seen, card, card) and _reads_as(state, seen, card,
+                                                                                                 other):
+            # Which of the two it is does not matter on this table: the dice read there (none, most often, both
+            # cards just dealt) are the game's on either, so nothing happened on it whichever it is. Asked once a
+            # die arrives on it (three players at about 1 px/mm, seed 4602: two look-alike cards of one mat, both
+            # empty, asked about on every table of a round).
             continue
         named = "another card" if other == "?" else other
         out.append(f"{where}: looks like {card} but could be {named}: straighten it or press CONFIRM")
@@ -1046,21 +1092,26 @@ def _ends_round_unseen(state: DiceTreasureState, actions: Sequence[Any], seen: C
     return False
 
 
-def _with_missed(state: DiceTreasureState, seen: CardsView) -> CardsView | None:
+def _with_missed(state: DiceTreasureState, seen: CardsView,
+                 shown: DiceTreasureState | None = None) -> CardsView | None:
     """``seen`` with the spaces read empty where the game has a die (a die never leaves its card during a round)
     given the game's die, surely; None when there are none, or a player corrected or confirmed the reading. Used
     only when the loose zones then agree with the explanation: had the die left the card it would lie in one of
     them, and a table behind the game is waited for before (two players under exposure 0.7, seed 4604: dice on
-    other players' cards missed surely, asked on nearly every table)."""
+    other players' cards missed surely, asked on nearly every table). ``shown``: the state the table last showed;
+    only dice the game had on the cards then are given (a die the players placed since, by answering, may not be
+    on the table yet: three players, seed 4602, an "end" explained from a table a turn behind the game)."""
     if seen.confirmed or any(s.corrected for s in seen.spaces):
         return None
     held = _held(state)
+    before = _held(shown) if shown is not None else held
     cards = dict(seen.cards)
     spaces = []
     missed = False
     for s in seen.spaces:
         have = held.get(s.card, ())
-        if s.die is None and s.space <= len(have) and have[s.space - 1] is not None:
+        if (s.die is None and s.space <= len(have) and have[s.space - 1] is not None
+                and before.get(s.card, ())[s.space - 1:s.space] == (have[s.space - 1],)):
             s = replace(s, die=have[s.space - 1], sure=True, why="")
             dice = list(cards[s.card])
             dice[s.space - 1] = s.die
@@ -1118,6 +1169,18 @@ def _fits(state: DiceTreasureState, view: CardsView) -> bool:
         elif s.card not in claimed:
             return False
     return all(card in held or card in claimed for card in view.cards)
+
+
+def _fits_missed(state: DiceTreasureState, view: CardsView) -> bool:
+    """:func:`_fits`, or so with the dice ``state`` has on the cards that the camera read as empty given it
+    (:func:`_with_missed`): a table a few actions behind the game, where the camera missed dice on other players'
+    cards, was otherwise explained from the game's state with those dice (and the active player's, not yet placed
+    on the table) taken as the game's (three players, seed 4602: an "end" from the table of the turn before, the
+    players having answered ahead of it)."""
+    if _fits(state, view):
+        return True
+    patched = _with_missed(state, view)
+    return patched is not None and _fits(state, patched)
 
 
 def _loose_unseen(state: DiceTreasureState, actions: Sequence[Any], after: DiceTreasureState,
