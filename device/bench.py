@@ -418,6 +418,15 @@ def crash_consistency(kills: int, seed: int, say: Any, games: Iterable[str] = CR
     return results
 
 
+#: The endpoints the fuzz sends malformed requests to (the tests' fuzz too): every change, every query.
+FUZZED_POSTS = ("/api/correct", "/api/confirm", "/api/action", "/api/undo", "/api/game", "/api/pair",
+                "/api/panel/press", "/api/unpair", "/api/browsers/forget", "/api/browsers/forget-all", "/api/teach",
+                "/api/deck/read", "/api/deck/cards", "/api/deck/bonus", "/api/deck/remove")
+FUZZED_GETS = ("/", "/api/state", "/api/csrf", "/api/pair", "/api/legal", "/api/catalog", "/api/games",
+               "/api/games/1", "/api/browsers", "/healthz", "/api/frame.jpg", "/api/deck", "/api/teach",
+               "/api/calibration", "/mats/pyradice.json")
+
+
 def fuzz(examples: int, say: Any) -> dict[str, int]:
     """Every endpoint with malformed bodies and hosts (hypothesis), paired and not, in-process."""
     from hypothesis import HealthCheck, given, settings
@@ -428,16 +437,14 @@ def fuzz(examples: int, say: Any) -> dict[str, int]:
     from device.session import GameSession
     from web import create_app
 
-    posts = ["/api/correct", "/api/confirm", "/api/action", "/api/undo", "/api/game", "/api/pair",
-             "/api/panel/press", "/api/unpair", "/api/browsers/forget", "/api/browsers/forget-all"]
-    gets = ["/", "/api/state", "/api/csrf", "/api/pair", "/api/legal", "/api/catalog", "/api/games",
-            "/api/games/1", "/api/browsers", "/healthz", "/api/frame.jpg", "/api/events"]
+    posts, gets = list(FUZZED_POSTS), [*FUZZED_GETS, "/api/events"]
     values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30) | st.floats(),
                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                                       max_size=4), max_leaves=12)
     bodies = (st.binary(max_size=300) | values.map(lambda v: json.dumps(v).encode())
               | st.fixed_dictionaries({k: values for k in ("text", "index", "value", "game", "players", "mode",
-                                                            "seed", "options", "button", "long", "id")}).map(
+                                                            "seed", "options", "button", "long", "id", "card",
+                                                            "requires", "reward")}).map(
                   lambda v: json.dumps(v).encode())
               | st.integers(1, 20000).map(lambda n: b"[" * n))
     counts = {"requests": 0, "paired": 0, "5xx": 0}

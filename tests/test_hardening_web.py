@@ -16,6 +16,7 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from device.bench import FUZZED_GETS, FUZZED_POSTS
 from device.config import Config, web_host
 from device.eventlog import EventLog
 from device.hub import Hub
@@ -199,10 +200,8 @@ json_values = st.recursive(
 )
 raw_bodies = st.binary(max_size=200) | st.text(max_size=200).map(str.encode) | json_values.map(
     lambda v: json.dumps(v).encode()) | st.integers(1, 3000).map(lambda n: b"[" * n)
-POSTS = ["/api/correct", "/api/confirm", "/api/action", "/api/undo", "/api/game", "/api/pair", "/api/panel/press",
-         "/api/unpair", "/api/browsers/forget", "/api/browsers/forget-all"]
-GETS = ["/", "/api/state", "/api/csrf", "/api/pair", "/api/legal", "/api/catalog", "/api/games", "/api/games/1",
-        "/api/browsers", "/healthz", "/api/frame.jpg"]
+POSTS = list(FUZZED_POSTS)
+GETS = list(FUZZED_GETS)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
