@@ -33,6 +33,21 @@ def client(session: GameSession) -> FlaskClient:
     return create_app({"TESTING": True}, session=session).test_client()
 
 
+def post(client: FlaskClient, url: str, body: object) -> Any:
+    """A change as the page posts it (JSON with the CSRF token)."""
+    import json
+
+    return client.post(url, data=json.dumps(body), content_type="application/json",
+                       headers={"X-CSRF-Token": client.get("/api/csrf").get_json()["csrf"]})
+
+
+def pair(client: FlaskClient, session: GameSession) -> None:
+    """Pair the test browser: asked, CONFIRM pressed on the device, completed at the browser's next look."""
+    post(client, "/api/pair", {})
+    session.press("confirm")
+    assert client.get("/api/pair").get_json()["paired"]
+
+
 def test_sheets_are_listed_and_served_true_to_scale(client: FlaskClient) -> None:
     listed = client.get("/mats/pyradice.json?players=3").get_json()
     assert [s["sheet"] for s in listed["sheets"]] == [1, 2, 3, 4]  # three boards and the quarry
@@ -83,23 +98,18 @@ def test_the_camera_check_says_what_it_sees(client: FlaskClient, session: GameSe
 
 
 def test_colours_are_taught_from_the_camera(client: FlaskClient, session: GameSession) -> None:
-    import json
 
     from device.session import reading
     from vision.lab.render import DieSpec, SceneStyle, draw_die, render_surface
 
     before = client.get("/api/teach?game=pyradice").get_json()
     assert before["pieces"]["die"]["taught"] == [] and not before["complete"]
-    token = client.get("/api/csrf").get_json()["csrf"]
 
-    def teach(body: object) -> object:
-        return client.post("/api/teach", data=json.dumps(body), content_type="application/json",
-                           headers={"X-CSRF-Token": token})
+    def teach(body: object) -> Any:
+        return post(client, "/api/teach", body)
 
     assert teach({"game": "pyradice"}).status_code == 403  # a change: pairing first
-    client.post("/api/pair", data="{}", content_type="application/json", headers={"X-CSRF-Token": token})
-    session.press("confirm")
-    assert client.get("/api/pair").get_json()["paired"]
+    pair(client, session)
     missing = teach({"game": "pyradice"})
     assert missing.status_code == 400 and "no camera frame yet" in missing.get_json()["error"]
     style = SceneStyle(surface=(70, 110, 60), grain=1.0, light_gradient=0.0, shadow=0.2, camera_height=8.0,
@@ -129,43 +139,39 @@ def test_the_owners_deck_is_enrolled_card_by_card_from_the_camera(client: FlaskC
 
     empty = client.get("/api/deck").get_json()
     assert empty["motif_cards"] == 0 and not empty["saved"] and empty["partial"]
-    token = client.get("/api/csrf").get_json()["csrf"]
 
-    def post(url: str, body: object) -> Any:
-        return client.post(url, data=json.dumps(body), content_type="application/json",
-                           headers={"X-CSRF-Token": token})
+    def change(url: str, body: object) -> Any:
+        return post(client, url, body)
 
-    assert post("/api/deck/read", {}).status_code == 403  # a change: pairing first
-    post("/api/pair", {})
-    session.press("confirm")
-    assert client.get("/api/pair").get_json()["paired"]  # the browser's next look completes the pairing
-    missing = post("/api/deck/read", {})
+    assert change("/api/deck/read", {}).status_code == 403  # a change: pairing first
+    pair(client, session)
+    missing = change("/api/deck/read", {})
     assert missing.status_code == 400 and "no camera frame yet" in missing.get_json()["error"]
     card = sample_deck().card("red-5")  # four spaces, two of them with values
     session.hub.put_frame(render_enrolment(card, 6102, (960, 720)).image, ())  # seed 6102: never used before
-    read = post("/api/deck/read", {}).get_json()
+    read = change("/api/deck/read", {}).get_json()
     assert read["sure"] and read["entry"] == {**canonical_entry(card), "id": "red-1"}
     assert not (tmp_path / "deck.json").exists()  # reading saves nothing
     # The owner "fixes" it to 3 coins: a four-space card is worth 2, so the validator refuses it, naming why.
-    refused = post("/api/deck/cards", {"card": {**read["entry"], "coins": 3}})
+    refused = change("/api/deck/cards", {"card": {**read["entry"], "coins": 3}})
     assert refused.status_code == 400 and "not added" in refused.get_json()["error"]
-    assert post("/api/deck/cards", {"card": "red-5"}).status_code == 400
-    added = post("/api/deck/cards", {"card": {**read["entry"], "id": "whatever"}}).get_json()
+    assert change("/api/deck/cards", {"card": "red-5"}).status_code == 400
+    added = change("/api/deck/cards", {"card": {**read["entry"], "id": "whatever"}}).get_json()
     assert added["added"] == "red-1" and added["motif_cards"] == 1 and added["partial"]
     assert any("partial: 1 of 63" in w for w in added["warnings"])
     deck = load_deck(tmp_path / "deck.json")  # the file the validator accepts, the id the device chose
     assert [c.id for c in deck.motif_cards] == ["red-1"] and deck.partial
     # Leprechaun cards are typed: their ids never collide with a motif card's; a card the rules cannot have is
     # refused with the validator's words.
-    bonus = post("/api/deck/bonus", {"requires": ["red", "blue", "any"], "reward": 2}).get_json()
+    bonus = change("/api/deck/bonus", {"requires": ["red", "blue", "any"], "reward": 2}).get_json()
     assert bonus["added"] == "leprechaun-1" and bonus["bonus"][0]["words"] == "leprechaun-1: red, blue, any -> 2 gold"
-    assert post("/api/deck/bonus", {"requires": ["pink"], "reward": 2}).status_code == 400
-    assert post("/api/deck/bonus", {"requires": "red", "reward": 2}).status_code == 400
-    assert post("/api/deck/bonus", {"requires": ["red", "blue", "any"], "reward": "2"}).status_code == 400
+    assert change("/api/deck/bonus", {"requires": ["pink"], "reward": 2}).status_code == 400
+    assert change("/api/deck/bonus", {"requires": "red", "reward": 2}).status_code == 400
+    assert change("/api/deck/bonus", {"requires": ["red", "blue", "any"], "reward": "2"}).status_code == 400
     assert [b.id for b in load_deck(tmp_path / "deck.json").bonus_cards] == ["leprechaun-1"]
-    assert post("/api/deck/remove", {"id": "leprechaun-1"}).get_json()["bonus_cards"] == 0
-    assert post("/api/deck/remove", {"id": "red-9"}).status_code == 400
-    removed = post("/api/deck/remove", {"id": "red-1"}).get_json()
+    assert change("/api/deck/remove", {"id": "leprechaun-1"}).get_json()["bonus_cards"] == 0
+    assert change("/api/deck/remove", {"id": "red-9"}).status_code == 400
+    removed = change("/api/deck/remove", {"id": "red-1"}).get_json()
     assert removed["motif_cards"] == 0 and json.loads((tmp_path / "deck.json").read_text())["motif_cards"] == []
 
 
@@ -180,15 +186,10 @@ def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(
     from vision.dicetreasure_read import canonical_entry
 
     def new_game(options: dict[str, str]) -> Any:
-        return client.post("/api/game", data=json.dumps({"game": "dicetreasure", "players": ["Anna", "Ben"],
-                                                         "mode": "offline", "options": options}),
-                           content_type="application/json",
-                           headers={"X-CSRF-Token": client.get("/api/csrf").get_json()["csrf"]})
+        return post(client, "/api/game", {"game": "dicetreasure", "players": ["Anna", "Ben"], "mode": "offline",
+                                          "options": options})
 
-    client.post("/api/pair", data="{}", content_type="application/json",
-                headers={"X-CSRF-Token": client.get("/api/csrf").get_json()["csrf"]})
-    session.press("confirm")
-    assert client.get("/api/pair").get_json()["paired"]
+    pair(client, session)
     nothing = new_game({"deck": "own", "leprechauns": "off"})
     assert nothing.status_code == 400 and "no motif card is enrolled" in nothing.get_json()["error"]
     stand_in = sample_deck()
@@ -216,7 +217,6 @@ def test_pyramido_block_colours_are_taught_from_player_1s_pyramid(client: FlaskC
     colours (white balance 1.3): each colour is taught as the reader measures it where the truth names the cells
     (the recorder's own teaching), the order on the mat and the old names not needed; too few colours teach
     nothing and say what to lay out."""
-    import json
     import random
 
     from engine.game import find_game
@@ -238,15 +238,11 @@ def test_pyramido_block_colours_are_taught_from_player_1s_pyramid(client: FlaskC
             first_domino = state
     table = pr.make_table(6201, 2, state)
     warm = parse_condition("white:1.3")
-    token = client.get("/api/csrf").get_json()["csrf"]
 
     def teach() -> Any:
-        return client.post("/api/teach", data=json.dumps({"game": "pyramido", "players": 2}),
-                           content_type="application/json", headers={"X-CSRF-Token": token})
+        return post(client, "/api/teach", {"game": "pyramido", "players": 2})
 
-    client.post("/api/pair", data="{}", content_type="application/json", headers={"X-CSRF-Token": token})
-    session.press("confirm")
-    assert client.get("/api/pair").get_json()["paired"]
+    pair(client, session)
     assert client.get("/api/teach?game=pyramido").get_json()["pieces"]["block"]["taught"] == []
     few = warm.apply(pr.render(table, first_domino, np.random.default_rng(1)).image, "few")
     session.hub.put_frame(few, ())
