@@ -250,3 +250,38 @@ def test_a_slot_read_empty_where_the_game_has_a_die_is_in_doubt_and_no_news() ->
     stub.reading, stub.changed = reading_from_truth(truth, 2), {("slot", seat, slot)}
     swapped = watch.read(None, _Reg(), replace(state)).board(seat)
     assert swapped is not None and {s.slot: s.reason for s in swapped.slots if s.unsure} == {slot: SWAPPED}
+
+
+def test_a_die_read_in_doubt_is_carried_as_the_game_has_it_once_its_owners_turn_is_over() -> None:
+    """A die on the mover's board read in doubt (here read empty: a dark table reads some dice in doubt in every
+    picture) stays in doubt while the turn goes on, and is carried as the game has it once that player's turn is
+    over (their skill step closed): only their own skill changes it, and that changes its picture first. Before,
+    such dice were read, in doubt, at each of that player's turns (tuning replay 5504, exposure 0.7)."""
+    from device.tables.pyradice import EMPTY_UNDER_BELIEF, reading_from_truth
+    from engine.game import find_game
+    from engine.pyradice.pyramid import slot_text
+    from engine.pyradice.quarry import position_text
+
+    game = find_game("pyradice")
+    state = seeded_state(45, 2, 10)
+    seat = state.turn + 1
+    q = state.quarry
+    truth: dict[str, Any] = {"boards": {str(i + 1): {slot_text(s): str(d) for s, d in p.pyramid.items()}
+                                        for i, p in enumerate(state.players)},
+                             "quarry": {position_text(p): str(d) for p, d in q.dice.items()},
+                             "covered": [position_text(p) for p in q.dice if q.covered(p)],
+                             "reserves": {}, "hidden": {}}
+    slot = sorted(state.mover.pyramid)[0]
+    del truth["boards"][str(seat)][slot_text(slot)]
+    watch = ChangeWatch(_Stub(reading_from_truth(truth, 2)))
+
+    def reason(belief: Any) -> str:
+        board = watch.read(None, _Reg(), belief).board(seat)
+        assert board is not None
+        return board.slot(slot).reason if board.slot(slot).unsure else UNCHANGED
+
+    assert reason(state) == EMPTY_UNDER_BELIEF
+    assert reason(replace(state)) == EMPTY_UNDER_BELIEF  # the game agreed with the table, the turn goes on
+    held = game.apply(state, next(a for a in game.legal_actions(state) if a.kind == "take"))
+    over = game.apply(held, next(p for p in game.legal_actions(held) if p.slot[0] == 1))  # level 1: no skill step
+    assert over.turn != state.turn and reason(over) == UNCHANGED

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from device.errors import SessionError
-from device.tables import adapter_for
+from device.tables import Explained, adapter_for
 from device.tables.pyradice import EMPTY_UNDER_BELIEF, SWAPPED, TableSeen
 from engine.dice import Die
 from engine.game import find_game
@@ -177,16 +177,24 @@ def test_a_doubtful_slot_is_asked_about_corrected_or_confirmed() -> None:
     # The quarry (read sure) says which die was taken, and the one doubtful slot is where it can have gone:
     # the turn is explained without that reading (the engine leaves readings in doubt out of the match).
     assert not explained.problems and explained.actions[:2] == (take, place)
-    # Two doubtful readings that together leave two turns open: asked, naming them.
+    # The quarry in doubt everywhere too: two doubtful readings that agree, each from its own place (the die placed
+    # read as exactly the die whose position reads empty, every other die still read on top), say which was taken.
     quarry_doubt = _reading_of(after, unsure_slot=slot, seat_of_doubt=before.turn + 1)
     positions = tuple(replace(p, unsure=True) if p.position == take.position or p.state == PRESENT else p
                       for p in quarry_doubt.quarry.positions)
-    seen = table.observe([replace(quarry_doubt, quarry=QuarryReading(positions))], moved=True)
+    agreeing = replace(quarry_doubt, quarry=QuarryReading(positions))
+    assert table.explain(before, table.observe([agreeing], moved=True)).actions[:2] == (take, place)
+    # The placed die's face read otherwise: they do not agree, and two turns are left open: asked, naming them.
+    die = after.players[before.turn].pyramid[slot]
+    mover = agreeing.boards[before.turn]
+    misread = replace(mover, slots=tuple(replace(s, die=_die(die.value % 6 + 1, die.colour, True)) if s.slot == slot
+                                         else s for s in mover.slots))
+    seen = table.observe([replace(agreeing, boards=tuple(misread if b.seat == mover.seat else b
+                                                         for b in agreeing.boards))], moved=True)
     explained = table.explain(before, seen)
     assert f"level {slot[0]}, slot {slot[1] + 1} is hard to read: correct it or press CONFIRM" in explained.problems
-    assert table.explain(before, table.confirm(seen)).actions[:2] == (take, place)
+    assert table.explain(before, table.confirm(table.observe([agreeing], moved=True))).actions[:2] == (take, place)
     k = next(i for i, (seat, s) in enumerate(_index(seen.reading)) if seat == before.turn + 1 and s == slot)
-    die = after.players[before.turn].pyramid[slot]
     assert table.explain(before, table.correct(seen, k, str(die))).actions[:2] == (take, place)
     wrong = Die(die.value % 6 + 1, die.colour)
     assert table.explain(before, table.correct(seen, k, wrong)).problems  # no legal turn places that die
@@ -270,7 +278,8 @@ def test_a_die_only_in_hand_on_readings_in_doubt_is_not_taken() -> None:
 def test_readings_in_doubt_say_where_the_die_went_once_the_quarry_says_which() -> None:
     """The quarry (read sure) says which die was taken; the slot it went to reads in doubt as that die and another
     legal slot in doubt as empty: the turn is taken without asking (in tuning replays of 3 and 4 players most
-    placements were asked about so). Were the quarry in doubt too, which die it was would be asked."""
+    placements were asked about so). Were the quarry in doubt too, the taken die's place read as still there, which
+    die it was would be asked."""
     game = find_game("pyradice")
     table = adapter_for(game)
     before = seeded_state(46, 2, 8)
@@ -286,8 +295,13 @@ def test_readings_in_doubt_say_where_the_die_went_once_the_quarry_says_which() -
     boards = tuple(board if b.seat == seat else b for b in reading.boards)
     explained = table.explain(before, table.observe([replace(reading, boards=boards)], moved=True))
     assert not explained.problems and explained.actions[:2] == (take, place)
+    # The quarry in doubt too, the taken die's place read as still there (as from above a lower die's top may be):
+    # which die it was is asked.
+    gone = before.quarry.dice[take.position]
+    still = _die(gone.value, gone.colour or "", True)
     twin = replace(reading, boards=boards, quarry=QuarryReading(tuple(
-        replace(p, unsure=True) if p.state == PRESENT or p.position == take.position else p
+        replace(p, unsure=True) if p.state == PRESENT else
+        replace(p, state=PRESENT, die=still, unsure=True) if p.position == take.position else p
         for p in reading.quarry.positions)))
     assert table.explain(before, table.observe([twin], moved=True)).problems
 
@@ -395,3 +409,39 @@ def test_a_table_ahead_of_the_game_is_caught_up_turn_by_turn_never_explained_as_
     asked = table.explain(step, seen)
     assert not asked.actions and asked.problems[0].startswith("the table is ahead of the game")
     assert table.explain(passed, seen).actions == (take3, place3)  # the skill step ended (NEXT): the next turn
+
+
+def test_after_an_answer_that_ends_the_turn_the_same_picture_is_no_news_of_the_next_turn() -> None:
+    """The players answered a question about a turn (here the take and the placement, both read in doubt); the same
+    picture, read again for the next player, shows only readings in doubt there (the quarry around the die just
+    taken): nothing is taken or asked from it (tuning replay 5502: each answer to such a question ran the game a
+    turn further ahead of the table, up to 8 placements); a die read sure on the next player's board is news."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    before = seeded_state(45, 2, 6)
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+    after = game.apply(taken, next(p for p in game.legal_actions(taken) if p.slot[0] == 1))
+    reading = _reading_of(after)
+    nxt = next(a for a in game.legal_actions(after) if a.kind == "take")
+    die = after.quarry.dice[nxt.position]
+    held = game.apply(after, nxt)
+    slot = next(p for p in game.legal_actions(held) if p.slot[0] == 1).slot
+
+    def with_next(sure: bool) -> TableSeen:
+        board = reading.boards[after.turn]
+        board = replace(board, slots=tuple(replace(s, occupied=True, die=_die(die.value, die.colour, not sure),
+                                                   unsure=not sure) if s.slot == slot else s for s in board.slots))
+        quarry = tuple(replace(p, unsure=True, reason="looks empty, the game has it there")
+                       if p.position in (take.position, nxt.position) else p for p in reading.quarry.positions)
+        return table.observe([replace(reading, boards=tuple(board if b.seat == after.turn + 1 else b
+                                                            for b in reading.boards),
+                                      quarry=QuarryReading(quarry))], moved=True)
+
+    for sure in (False, True):
+        seen = with_next(sure)
+        asked: Any = table
+        asked._pending = (seen, before)  # asked about this picture at ``before``; the players answered since
+        explained = table.explain(after, seen)
+        assert (explained.actions[:2] == (nxt, game.parse_action(f"place {slot[0]},{slot[1]}"))) if sure else \
+            explained == Explained()

@@ -41,6 +41,11 @@ from engine.pyradice.quarry import COLOURS, Position, position_text
 from engine.pyradice.skills import SKILL_TEXT, describe_use, usable_codes
 from engine.pyradice.state import Pass, Phase, Place, PyradiceState, Reveal, Skill, Take, UseReserve
 
+#: A quarry position read empty, sure or in doubt (the reader's state "empty", or in doubt its reason "looks
+#: empty, the game has ... there": vision.pyradice_read keeps a position in doubt present), and read with a die on
+#: top. Not imported: device imports vision lazily.
+LOOKS_EMPTY, LOOKS_PRESENT = "empty", "die"
+
 #: A correction: what a player says lies at a place (a die, or None for nothing there).
 Fix = Die | None
 #: What the camera needs to see before a still table's skill proposal may be confirmed: (state, actions, words).
@@ -126,6 +131,8 @@ class PyradiceTable(TableAdapter):
         self._skill_moved = False
         #: Later players' dice the last observation saw already placed (the table ahead of the game), in words.
         self._ahead: tuple[str, ...] = ()
+        #: The last observation's quarry as read, sure or in doubt: position -> "empty", "present" or "covered".
+        self._quarry_read: dict[Position, str] = {}
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -227,6 +234,14 @@ class PyradiceTable(TableAdapter):
         if self._pending is not None and self._pending[0] is seen and self._pending[1] is not state:
             self._overrule(state, seen.reading)
             self._answered = True
+            if (state.turn != self._pending[1].turn and state.phase is Phase.TAKE
+                    and not _sure_news(state, seen.reading, self._overrode)):
+                # The players' answer ended the turn asked about, and the same picture shows nothing sure of the
+                # next one: its readings in doubt (the quarry around the die just taken, mostly) are that turn's,
+                # not news of the next; asked about, each answer would run the game a turn ahead of the table
+                # (tuning replay 5502: up to 8 placements ahead, 51 of its 66 answers). The next still table says.
+                self._pending = None
+                return Explained()
         result = self._explain_seen(state, seen)
         if self._ahead and not result.actions:
             # A later turn is on the table and the mover's is not seen through: never a silent wait (nothing else
@@ -306,15 +321,22 @@ class PyradiceTable(TableAdapter):
     def _explain(self, state: PyradiceState, seen: Observation, *, confirmed: bool,
                  doubts: Sequence[str] = ()) -> Explained:
         try:
-            found = explain(state, seen, partial=True)
-            if seen.as_read and not confirmed and any(isinstance(a, (Take, UseReserve)) for a in found.actions):
-                # Which die was taken is never decided by readings in doubt taken at face value (a placed die's
-                # colour read in doubt chose the wrong one of two quarry dice so): without them, every turn that
-                # fits must take the same die. They may say where it went (the slot read as a die, the others as
-                # empty), the quarry having said which die it was.
-                fits = outcomes(state, replace(seen, as_read={}), partial=True)
-                if len({_take_of(path) for path in fits}) > 1:
-                    explain(state, replace(seen, as_read={}), partial=True)  # raises: the turns that fit, named
+            try:
+                found = explain(state, seen, partial=True)
+                if seen.as_read and not confirmed and any(isinstance(a, (Take, UseReserve)) for a in found.actions):
+                    # Which die was taken is never decided by readings in doubt taken at face value (a placed die's
+                    # colour read in doubt chose the wrong one of two quarry dice so): without them, every turn
+                    # that fits must take the same die. They may say where it went (the slot read as a die, the
+                    # others as empty), the quarry having said which die it was.
+                    fits = outcomes(state, replace(seen, as_read={}), partial=True)
+                    if len({_take_of(path) for path in fits}) > 1:
+                        explain(state, replace(seen, as_read={}), partial=True)  # raises: the turns that fit, named
+            except AmbiguousActionError:
+                narrowed = None if confirmed else self._doubts_agree_on_take(state, seen)
+                if narrowed is None:
+                    raise
+                seen = narrowed
+                found = explain(state, seen, partial=True)
         except AmbiguousActionError as exc:
             return Explained(problems=(*doubts, str(exc)) if doubts else (str(exc),))
         except GameError as exc:
@@ -378,6 +400,46 @@ class PyradiceTable(TableAdapter):
             self._belief = end
         return explained
 
+    def _doubts_agree_on_take(self, state: PyradiceState, seen: Observation) -> Observation | None:
+        """Two readings in doubt that agree on which die was taken, each from its own place: the die placed read
+        (in doubt, or sure) as exactly that die, colour and face, and its quarry position read empty, while
+        every other die that might have been taken is still read there (sure or in doubt). Then the observation
+        with that quarry position empty and the others' dice present, sure; None when they do not agree so.
+        (A placed die's colour read in doubt alone once chose the wrong one of two quarry dice: not enough.)"""
+        fits = outcomes(state, replace(seen, as_read={}), partial=True)
+        if len(fits) < 2 or seen.quarry is None:
+            return None
+        reads = self._quarry_read
+        q = state.quarry
+        takes: dict[Position, bool] = {}  # position -> the die placed read as exactly its die, and it reads empty
+        unlike: dict[Position, bool] = {}  # position -> the die placed read (in doubt) unlike its die in every way
+        for path in fits:
+            take = _take_of(path)
+            place = next((a for a in path if isinstance(a, Place)), None)
+            if not isinstance(take, Take) or place is None or take.position not in q.dice:
+                return None  # a die only in hand, the reserve, or an unknown die: asked
+            die, pos = q.dice[take.position], take.position
+            doubtful = place.slot in seen.unsure_slots
+            as_placed = not doubtful or seen.as_read.get(place.slot) == die
+            takes[pos] = takes.get(pos, False) or (as_placed and reads.get(pos) == LOOKS_EMPTY)
+            unlike[pos] = unlike.get(pos, True) and doubtful and not alike(die, seen.as_read.get(place.slot))
+        agreed = [pos for pos, ok in takes.items() if ok]
+        if len(agreed) != 1 or len({q.dice[pos] for pos in takes}) != len(takes):
+            return None  # no agreement, or two identical dice (the placed die cannot say which: asked)
+        for pos in takes:
+            # Every other die is still seen on top there (sure or in doubt; no die like it under it: a twin under a
+            # die gone is seen where it was), or the die placed reads unlike it in colour and face alike.
+            still = reads.get(pos) == LOOKS_PRESENT and not any(q.dice.get(u) == q.dice[pos]
+                                                                for u in q.geometry.supports[pos])
+            if pos != agreed[0] and not (still or unlike[pos]):
+                return None
+        quarry = dict(seen.quarry)
+        quarry.pop(agreed[0], None)
+        for pos in takes:
+            if pos != agreed[0] and pos not in quarry:
+                quarry[pos] = None  # a die there, its value not read
+        return replace(seen, quarry=quarry, quarry_unsure=seen.quarry_unsure - set(takes))
+
     def observation(self, state: PyradiceState, seen: TableSeen) -> tuple[Observation, list[str]] | Explained:
         """The engine's observation for the player to move (readings in doubt named in it, unless the players
         confirmed them) with those doubts in words, or the problems that keep the reading from being one."""
@@ -434,6 +496,12 @@ class PyradiceTable(TableAdapter):
                 problems.extend(changes)
         self._ahead = tuple(ahead)
         quarry, quarry_unsure, quarry_doubts = self._quarry(reading, fixed, index, seen.confirmed)
+        self._quarry_read = {}
+        for p in reading.quarry.positions:
+            k = index[("quarry", None, p.position)]
+            empty = fixed[k] is None if k in fixed else (
+                p.state == LOOKS_EMPTY or (p.unsure and p.reason.startswith("looks empty")))
+            self._quarry_read[p.position] = LOOKS_EMPTY if empty else p.state
         if ahead and quarry is not None:
             # Later turns took dice from the quarry too: every quarry position that differs from the game is left
             # out of the match (the mover's take then rests on the die placed, read sure, or is asked about).
@@ -698,12 +766,19 @@ class ChangeWatch:
             self.means.pop(k, None)
             self.pending.pop(k, None)
 
-    def _accept(self, belief: Any, answered: bool) -> None:
+    def _accept(self, belief: Any, answered: bool, ended: int | None = None) -> None:
+        """The pending patches become references where the belief now agrees with them (see the class). ``ended``:
+        the seat whose turn the new belief closed (its skill step over, the players' word on it taken): its
+        dice read in doubt are carried as the belief has them from then on (only that player's skill changes
+        them, and that changes their picture first)."""
         now = belief_values(belief)
         for key, (patch, value, sure) in self.pending.items():
             if key not in now:
                 continue
             have = now[key]
+            if not sure and ended is not None and key[0] == "slot" and key[1] == ended and isinstance(have, Die):
+                self._take(key, patch, have)
+                continue
             changed_here = key not in self.values or self.values[key] != have
             # Read in doubt: taken when the belief changed there and agrees on whether a die is there; after the
             # players' answer also where it did not change, but only for a die read as the die it has (never an
@@ -724,7 +799,11 @@ class ChangeWatch:
             self.quads[view.zone.key] = quad
         if belief is not self.belief:
             if belief is not None:
-                self._accept(belief, answered)
+                old = self.belief
+                # A turn ended: the mover changed and the game went on (an undo goes back: fewer dice placed).
+                ended = old.turn + 1 if (old is not None and old.turn != belief.turn and belief.phase is Phase.TAKE
+                                         and _placed(belief) >= _placed(old)) else None
+                self._accept(belief, answered, ended)
             self.belief = belief
         elif answered and belief is not None:
             self._accept(belief, True)
@@ -777,6 +856,10 @@ class ChangeWatch:
             self.pending[key] = (patch, value, sure)
         self.carried, self.read_places = len(known), len(after) - len(known)
         return _in_doubt(reading, doubt) if doubt else reading
+
+
+def _placed(state: PyradiceState) -> int:
+    return sum(len(p.pyramid) for p in state.players)
 
 
 def _zone_of(key: tuple[Any, ...]) -> str:
@@ -875,6 +958,25 @@ def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
     reserve = reading.reserve(seat)
     return (board is not None and any(s.unsure for s in board.slots)) or any(
         p.unsure for p in reading.quarry.positions) or (reserve is not None and reserve.unsure)
+
+
+def _sure_news(state: PyradiceState, reading: Any, overrode: Callable[[int, Slot, Die | None], bool]) -> bool:
+    """Whether ``reading`` shows, read sure, anything the game does not have: a slot of any board (not a reading
+    the players overrode), a quarry position's die gone or there, or a reserve."""
+    for board in reading.boards:
+        if not board.seen or board.seat > len(state.players):
+            continue
+        pyramid = state.players[board.seat - 1].pyramid
+        for s in board.slots:
+            read = s.die.die if s.occupied and s.die is not None else None
+            if not s.unsure and read != pyramid.get(s.slot) and not overrode(board.seat, s.slot, read):
+                return True
+    q = state.quarry
+    if reading.quarry.seen and any(not p.unsure and p.present != q.present(p.position)
+                                   for p in reading.quarry.positions):
+        return True
+    return any(r.seen and not r.unsure and r.occupied != (state.players[r.seat - 1].reserve is not None)
+               for r in reading.reserves if r.seat <= len(state.players))
 
 
 def _later_turns(pyramid: Mapping[Slot, Die], added: Mapping[Slot, Die | None]) -> bool:
