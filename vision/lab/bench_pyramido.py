@@ -5,7 +5,10 @@ last state (a full four-stage pyramid) and a state in mid-game. Figures, each th
 reading one player's pyramid against its record (:meth:`vision.pyramido_read.PyramidReader.read`, the zone
 already located; "pyramid" as live, the lattice and the record's place kept from the frame before, so one pass at
 the recorded heights; "cold" a reader that has seen nothing of this table: the lattice searched afresh and two
-passes), the exploration area read afresh (:func:`vision.pyramido_read.read_exploration`), the whole frame as the
+passes), the exploration area read afresh (:func:`vision.pyramido_read.read_exploration`) and as the device reads a
+turn's table (:class:`vision.pyramido_read.ExplorationReader`, which has read the table at the turn's start: only
+the piles and gem areas the turn changed are read again, a domino and a gem taken, the area refilled, a pile
+turned up; the renderer keeps a place nobody touched as it lay), the whole frame as the
 device reads it (:meth:`device.tables.pyramido.PyramidoTable.frame_reader`: locating the mats, the mover's
 pyramid and the exploration area; read afresh, and again on a new picture of the same settled table, whose zones
 look unchanged and keep their readings), and a settled table to the page's data (the adapter's explain of a
@@ -18,6 +21,7 @@ for the load.
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from functools import partial
 from typing import Any
@@ -34,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:  # the shared bench 
 
 def scenes() -> list[dict[str, Any]]:
     """Per seed and state: the frame, the state before the last placement and the state it shows."""
+    from engine.pyramido.game import Phase
     from vision.lab.pyramido_render import make_table, placement_turns, render, seeded_game
 
     out = []
@@ -43,15 +48,21 @@ def scenes() -> list[dict[str, Any]]:
         table = make_table(seed, 2, states[-1])
         for label, (before, after, seat) in (("last placement", turns[-1]), ("mid-game", turns[len(turns) // 2])):
             frame = render(table, after, np.random.default_rng([seed, 5])).image
+            # The table at the turn's start (nothing taken yet), as the device saw it before the turn.
+            k = next(i for i, st in enumerate(states) if st is before)
+            while k > 0 and not (states[k].phase is Phase.TAKE and not states[k].pending):
+                k -= 1
+            start = render(table, states[k], np.random.default_rng([seed, 4])).image
             out.append({"label": f"seed {seed}, {label} (stage {before.stage})", "image": frame, "before": before,
-                        "after": after, "seat": seat, "thickness": table.thickness_mm})
+                        "after": after, "seat": seat, "thickness": table.thickness_mm, "start": start,
+                        "start_state": states[k]})
     return out
 
 
 def run(args: argparse.Namespace) -> int:
     from device.tables.pyramido import PyramidoTable, TableView
     from engine.game import find_game
-    from vision.pyramido_read import PyramidReader, read_exploration
+    from vision.pyramido_read import ExplorationReader, PyramidReader, read_exploration
     from vision.registration import MarkerFinder, locate
 
     repeat = max(int(getattr(args, "repeat", 5) or 5), 3)
@@ -92,6 +103,26 @@ def run(args: argparse.Namespace) -> int:
                 explore = partial(read_exploration, image, ex_zone, pile_sizes=sizes, thickness_mm=t["thickness"])
                 exploration = median_ms(explore, repeat)
                 cpu.append(median_ms(explore, repeat, time.process_time))
+                # A turn's table: a reader that read the table at the turn's start (each run a copy of it, since a
+                # read makes the places it read the reference).
+                primed = ExplorationReader(thickness_mm=t["thickness"])
+                start_zone = locate(t["start"], "pyramido", 2, finder).zone("exploration")
+                assert start_zone is not None
+                primed.read(t["start"], start_zone, [s.size for s in t["start_state"].spaces])
+                copies: list[Any] = []
+
+                def turn(copies: list[Any] = copies, image: np.ndarray = image, zone: Any = ex_zone,
+                         sizes: Any = sizes) -> Any:
+                    reader = copies.pop()
+                    reader.read(image, zone, sizes)
+                    return reader.read_places
+
+                copies.extend(copy.deepcopy(primed) for _ in range(max(repeat, 3) + 2))
+                turn_wall = median_ms(turn, repeat)
+                copies.extend(copy.deepcopy(primed) for _ in range(max(repeat, 3) + 2))
+                cpu.append(median_ms(turn, repeat, time.process_time))
+                copies.append(copy.deepcopy(primed))
+                places = len(turn())
                 adapter = PyramidoTable(game)
                 adapter.record = before
                 frame_reader = adapter.frame_reader({"players": 2, "domino_mm": t["thickness"]})
@@ -130,10 +161,11 @@ def run(args: argparse.Namespace) -> int:
                 took = " ".join(game.action_text(a) for a in explained.actions) or \
                     f"asked: {explained.problems[0][:60] if explained.problems else 'nothing'}"
                 print(f"  {label:9s} {t['label']}: pyramid {pyramid:6.1f} ms (cold {pyramid_cold:6.1f} ms), "
-                      f"exploration area {exploration:6.1f} ms, "
+                      f"exploration area {exploration:6.1f} ms (a turn's table: {turn_wall:5.1f} ms, {places} of 10 "
+                      "places read), "
                       f"whole frame {frame:6.1f} ms (zones unchanged since read: {steady:5.1f} ms), settled table to "
                       f"the page's data {to_page:6.1f} ms ({took}); CPU time: pyramid {cpu[0]:.1f} ms (cold "
-                      f"{cpu[1]:.1f}), exploration area {cpu[2]:.1f} ms")
+                      f"{cpu[1]:.1f}), exploration area {cpu[2]:.1f} ms (a turn's table {cpu[3]:.1f} ms)")
         finally:
             pin(all_cpus)
     return status
