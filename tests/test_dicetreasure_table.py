@@ -208,6 +208,29 @@ def test_a_space_in_doubt_that_looks_empty_is_empty_when_every_die_is_seen_elsew
     assert asked.problems and "card red-1 space 1: looks empty, but not clearly" in asked.problems[0]
 
 
+def test_a_space_read_in_doubt_as_its_own_print_is_empty_when_every_die_is_seen_elsewhere() -> None:
+    from dataclasses import replace
+
+    adapter = adapter_for(GAME)
+    # orange-1's first space asks for a yellow 3: printed yellow with three pips, read as a yellow:3 in doubt (seed
+    # 4602: yellow-6's purple 6 space, asked on every table of a round).
+    state, table = played(("deal Anna: orange-1 red-2 red-3 red-4", *ROLLED[1:]))
+    snapshot = snapshot_from_truth(truth_of(state, table))
+    spot = next(s for s in snapshot.spots if s.card == "orange-1")
+
+    def explain(die: Die, tray: tuple[Die, ...]) -> Explained:
+        doubtful = replace(spot, dice=(die, *spot.dice[1:]),
+                           why=("face hard to read (looks like 3); the space may be empty", *spot.why[1:]))
+        spots = tuple(doubtful if s is spot else s for s in snapshot.spots)
+        zones = tuple(replace(z, dice=tray) if z.zone == "tray" else z for z in snapshot.zones)
+        return adapter.explain(state, adapter.observe([replace(snapshot, spots=spots, zones=zones)], moved=False))
+
+    assert explain(Die(3, "yellow"), state.hand) == Explained()  # every die of the roll still in the tray
+    # Another die read there (not the print), or a die gone from the tray: asked.
+    assert "card orange-1 space 1" in explain(Die(4, "yellow"), state.hand).problems[0]
+    assert "card orange-1 space 1" in explain(Die(3, "yellow"), state.hand[1:]).problems[0]
+
+
 def test_a_doubt_between_two_cards_in_play_is_settled_by_the_dice_the_game_has_on_them() -> None:
     from dataclasses import replace
 

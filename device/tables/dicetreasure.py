@@ -549,9 +549,12 @@ class DiceTreasureTable(TableAdapter):
         proposed: dict[Any, Any] = {}
         for s in raw.spaces:
             key = (*raw.spots.get(s.card, ("", -1)), s.space)
-            if (key in self._patches and s.card in held and held[s.card][s.space - 1] == s.die
-                    and (s.sure or (accounted and s.die is None))):
-                proposed[key] = (s.card, s.die)
+            if key not in self._patches or s.card not in held:
+                continue
+            have = held[s.card][s.space - 1]
+            if (s.sure and have == s.die) or (accounted and have is None and (s.die is None
+                                                                                or _looks_printed(state, s))):
+                proposed[key] = (s.card, have)
         zones = {"tray": state.hand, "common-reserve": state.common,
                  **{f"reserve-{seat + 1}": p.reserve for seat, p in enumerate(state.players)}}
         for zone, dice in raw.read.items():
@@ -692,6 +695,7 @@ class DiceTreasureTable(TableAdapter):
         if doubts and not unsure and not strangers and not view.confirmed and _empties_accounted(state, view, settled,
                                                                                                  table):
             doubts = []
+            table = _prints_emptied(state, view, settled, table)
         if view.confirmed:  # accepted as read: the loose dice too
             table = replace(table, tray=view.read.get("tray", table.tray),
                             common=view.read.get("common-reserve", table.common),
@@ -934,17 +938,41 @@ def _empties_accounted(state: DiceTreasureState, view: CardsView, settled: froze
     for s in view.spaces:
         if s.sure or s.corrected or (s.card, s.space) in settled:
             continue
-        if s.die is not None or s.card not in held or held[s.card][s.space - 1] is not None:
+        if ((s.die is not None and not _looks_printed(state, s)) or s.card not in held
+                or held[s.card][s.space - 1] is not None):
             return False
     seat = state.active + 1
     if view.tray is None or view.common is None or seat not in view.reserves:
         return False
     try:
-        after = explain_table(state, table).state
+        after = explain_table(state, _prints_emptied(state, view, settled, table)).state
     except GameError:
         return False
     return (Counter(after.hand) == Counter(view.tray) and Counter(after.common) == Counter(view.common)
             and Counter(after.players[state.active].reserve) == Counter(view.reserves[seat]))
+
+
+def _prints_emptied(state: DiceTreasureState, view: CardsView, settled: frozenset[tuple[str, int]],
+                    table: TableSeen) -> TableSeen:
+    """``table`` with the spaces read in doubt as their own print (:func:`_looks_printed`) empty."""
+    printed = {(s.card, s.space) for s in view.spaces if not s.sure and not s.corrected
+               and (s.card, s.space) not in settled and _looks_printed(state, s)}
+    if not printed:
+        return table
+    cards = {card: tuple(None if (card, i + 1) in printed else d for i, d in enumerate(dice))
+             for card, dice in table.cards.items()}
+    return replace(table, cards=cards)
+
+
+def _looks_printed(state: DiceTreasureState, space: SeenSpace) -> bool:
+    """Whether the die read in doubt on a space is the space's own print: a space that asks for one colour and one
+    value is printed in that colour with those pips, which the die reader may take for such a die (three players,
+    seed 4602: "purple:6, the space may be empty" on yellow-6's purple 6 space, asked on every table of a round)."""
+    cards = _cards_in_play(state)
+    if space.die is None or space.card not in cards:
+        return False
+    printed = cards[space.card].card.spaces[space.space - 1]
+    return printed.colour == space.die.colour and printed.value == space.die.value
 
 
 def _dice_say(state: DiceTreasureState, seen: CardsView, card: str, other: str) -> bool:
@@ -1099,12 +1127,16 @@ def _with_missed(state: DiceTreasureState, seen: CardsView,
     only when the loose zones then agree with the explanation: had the die left the card it would lie in one of
     them, and a table behind the game is waited for before (two players under exposure 0.7, seed 4604: dice on
     other players' cards missed surely, asked on nearly every table). ``shown``: the state the table last showed;
-    only dice the game had on the cards then are given (a die the players placed since, by answering, may not be
-    on the table yet: three players, seed 4602, an "end" explained from a table a turn behind the game)."""
+    on the cards the active player may place on now, only dice the game had there then are given (a die the
+    players placed since, by answering, may not be on the table yet: three players, seed 4602, an "end" explained
+    from a table a turn behind the game; a table a whole turn behind is waited for, :meth:`_passed`)."""
     if seen.confirmed or any(s.corrected for s in seen.spaces):
         return None
     held = _held(state)
-    before = _held(shown) if shown is not None else held
+    before = dict(held)
+    if shown is not None:
+        then = _held(shown)
+        before.update({c.card.id: then.get(c.card.id, ()) for c in target_cards(state)})
     cards = dict(seen.cards)
     spaces = []
     missed = False
