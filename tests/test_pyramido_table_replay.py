@@ -338,3 +338,20 @@ def test_faults_at_the_table_are_said_and_nothing_is_recorded() -> None:
     two = one.place(other, legal_placements(one, other)[0])
     explained = adapter.explain(state, adapter.observe([PyramidView(seat, observed(two))], moved=True))
     assert explained.actions == () and "not one domino" in explained.problems[0]
+
+
+def test_the_legends_random_gem_is_asked_in_words_on_the_page() -> None:
+    import random
+
+    from engine.pyramido.game import PendingKind
+
+    game = find_game("pyramido")
+    rng = random.Random(7)
+    state = game.initial_state(["Anna"], seed=7)
+    while not (state.pending and state.pending[0].kind is PendingKind.GEM_TO_LEGEND):
+        action = game.random_chance(state, rng) if state.pending else rng.choice(game.legal_actions(state))
+        state = game.apply(state, action)
+    adapter = PyramidoTable(game)
+    assert "draws one at random" in adapter.view(state)["question"]
+    explained = adapter.explain(state, adapter.observe(adapter.truth_readings(truth_of(state)), moved=False))
+    assert explained.actions == () and "choose the gem drawn on the page" in explained.problems[0]

@@ -711,7 +711,8 @@ class PyramidoTable(TableAdapter):
                     return Reveal(sp.tops[0]), (), False
             return None, (f"{head}: the domino turned up is not read surely; enter it on the page",), False
         if head.kind is PendingKind.GEM_TO_LEGEND:
-            return None, ("the Legend draws a random gem: enter the gem drawn on the page",), False
+            return None, ("the Legend draws a random gem from the bag (the camera cannot see his gems): choose the gem "
+                          "drawn on the page",), False
         if ex is None:
             return None, (), False
         sp = ex.spaces[head.target - 1]
@@ -1082,7 +1083,8 @@ class PyramidoTable(TableAdapter):
                       "stage_scores": list(lg.stage_scores), "inventory": _gems_json(lg.inventory),
                       "last": lg.last_search}
         out.update({
-            "kind": "pyramido", "stage": state.stage, "holding": str(state.holding) if state.holding else None,
+            "kind": "pyramido", "stage": state.stage, "question": _question(state),
+            "holding": str(state.holding) if state.holding else None,
             "players": players, "spaces": spaces, "scoring": scoring, "legend": legend,
             "finished": status.finished, "winners": list(status.winners),
         })
@@ -1186,6 +1188,19 @@ def _space_key(s: Any, i: int) -> tuple[Any, ...]:
     if space.face_down:
         return (i, "back", str(known_top(s, i + 1) or space.back), space.face_down)
     return (i, "empty")
+
+
+def _question(state: Any) -> str | None:
+    """What the players must say because the camera cannot see it, in words for the page (None: nothing)."""
+    if not state.pending:
+        return None
+    head = state.pending[0]
+    if head.kind is PendingKind.GEM_TO_LEGEND:
+        return ("The Legend found no gem and draws one at random from the bag: draw it for him and choose it below "
+                "(his gems lie on no mat the camera sees).")
+    if head.kind is PendingKind.DOMINO_TO_LEGEND:
+        return "The Legend takes the top of the deck onto his pile: choose the domino below if the device asks."
+    return None
 
 
 def _gems_json(gems: Sequence[int]) -> dict[str, int]:

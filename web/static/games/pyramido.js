@@ -115,9 +115,10 @@ function drawScoring(live, parts, el) {
 }
 
 function draw(live, parts, {el}) {
-  parts.hand.textContent = live.holding
+  parts.hand.textContent = live.question || (live.holding
     ? `${live.to_move} holds ${live.holding} (stage ${live.stage}): the dashed outlines are where it may go.`
-    : `Stage ${live.stage}: ${live.phase}.`;
+    : `Stage ${live.stage}: ${live.phase}.`);
+  parts.hand.classList.toggle("attention", !!live.question);
   parts.pyramids.replaceChildren();
   for (const p of live.players) parts.pyramids.appendChild(drawPyramid(p, el));
   drawSpaces(live, parts, el);
