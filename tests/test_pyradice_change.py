@@ -254,9 +254,10 @@ def test_a_slot_read_empty_where_the_game_has_a_die_is_in_doubt_and_no_news() ->
 
 def test_a_die_read_in_doubt_is_carried_as_the_game_has_it_once_its_owners_turn_is_over() -> None:
     """A die on the mover's board read in doubt (here read empty: a dark table reads some dice in doubt in every
-    picture) stays in doubt while the turn goes on, and is carried as the game has it once that player's turn is
-    over (their skill step closed): only their own skill changes it, and that changes its picture first. Before,
-    such dice were read, in doubt, at each of that player's turns (tuning replay 5504, exposure 0.7)."""
+    picture) and a quarry top read in doubt stay in doubt while the turn goes on, and are carried as the game has
+    them once the turn is over (the skill step closed): only the player's own skill changes the die, a take the
+    quarry top, and either changes the picture first. Before, they were read in doubt in every picture, and made
+    later takes and skills questions (tuning replays 5503, 4 players, and 5504, exposure 0.7)."""
     from device.tables.pyradice import EMPTY_UNDER_BELIEF, reading_from_truth
     from engine.game import find_game
     from engine.pyradice.pyramid import slot_text
@@ -273,15 +274,26 @@ def test_a_die_read_in_doubt_is_carried_as_the_game_has_it_once_its_owners_turn_
                              "reserves": {}, "hidden": {}}
     slot = sorted(state.mover.pyramid)[0]
     del truth["boards"][str(seat)][slot_text(slot)]
+    take = next(a for a in game.legal_actions(state) if a.kind == "take")
+    # The die taken: its place is read in doubt in every picture (as if a die were still there).
+    truth["hidden"] = {"positions": [position_text(take.position)]}
     watch = ChangeWatch(_Stub(reading_from_truth(truth, 2)))
+    gone = ("quarry", take.position)
 
     def reason(belief: Any) -> str:
         board = watch.read(None, _Reg(), belief).board(seat)
         assert board is not None
         return board.slot(slot).reason if board.slot(slot).unsure else UNCHANGED
 
+    def turn(belief: Any) -> Any:
+        held = game.apply(belief, next(a for a in game.legal_actions(belief) if a.kind == "take"))
+        return game.apply(held, next(p for p in game.legal_actions(held) if p.slot[0] == 1))  # no skill step
+
     assert reason(state) == EMPTY_UNDER_BELIEF
-    assert reason(replace(state)) == EMPTY_UNDER_BELIEF  # the game agreed with the table, the turn goes on
-    held = game.apply(state, next(a for a in game.legal_actions(state) if a.kind == "take"))
+    assert reason(replace(state)) == EMPTY_UNDER_BELIEF  # agreed with; the turn goes on
+    held = game.apply(state, take)
     over = game.apply(held, next(p for p in game.legal_actions(held) if p.slot[0] == 1))  # level 1: no skill step
     assert over.turn != state.turn and reason(over) == UNCHANGED
+    assert watch.values.get(gone) != "empty"  # read in doubt where the game has no die now
+    reason(turn(over))
+    assert watch.values.get(gone) == "empty"  # the next turn over: carried empty (dice never come back)

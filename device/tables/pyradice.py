@@ -253,12 +253,29 @@ class PyradiceTable(TableAdapter):
                 f"the table is ahead of the game ({placed} already placed), but {mover}'s turn is not seen: "
                 f"correct the die {mover} placed", *result.problems))
         end = self._after(state, result.actions) if result.actions and not result.problems else state
-        for _ in range(len(state.players) - 1):
+        ahead = self._ahead
+        for _ in range(2 * len(state.players)):
             # The table is ahead of the game (a later player's die already placed): once the mover's turn is seen
             # through, the next turn is explained from the same picture, so that the page's inputs (a "pass"
             # tapped, a CONFIRM) land on the turn they are meant for. What the next turn cannot explain waits for
-            # the next still table; the turns explained so far stand.
-            if not self._ahead or end.phase is not Phase.TAKE or end.turn == state.turn or end.phase is Phase.OVER:
+            # the next still table; the turns explained so far stand. A skill step the picture cannot close is
+            # asked about before anything is taken: a "pass" tapped for a later turn would land on it (tuning
+            # replay 5504: a B3 read in doubt recorded as no skill so).
+            if not ahead or not result.actions or result.problems or end.phase is Phase.OVER:
+                break
+            if end.phase is Phase.SKILL:
+                more = self._explain_seen(end, seen)
+                if more.actions and not more.problems and self._after(end, more.actions).phase is not Phase.SKILL:
+                    result = Explained(actions=(*result.actions, *more.actions))
+                    end = self._after(end, more.actions)
+                    continue
+                self._belief, self._proposal = state, None
+                result = Explained(problems=(
+                    f"the table is ahead of the game ({', '.join(ahead)} already placed): {end.mover.name}'s skill "
+                    "step is not over (NEXT for no skill, or correct the die the skill changed)",
+                    *more.problems))
+                break
+            if end.phase is not Phase.TAKE or end.turn == state.turn:
                 break
             self._before_skill, self._skill_moved = seen, False
             more = self._explain_seen(end, seen)
@@ -267,6 +284,7 @@ class PyradiceTable(TableAdapter):
                 break
             result = Explained(actions=(*result.actions, *more.actions))
             end = self._after(end, more.actions)
+            ahead = self._ahead
         self._pending = (seen, state) if result.problems else None
         if (result.actions and not result.problems and end.phase is Phase.SKILL
                 and _in_doubt_anywhere(seen.reading, end.turn + 1)):
@@ -776,7 +794,13 @@ class ChangeWatch:
             if key not in now:
                 continue
             have = now[key]
-            if not sure and ended is not None and key[0] == "slot" and key[1] == ended and isinstance(have, Die):
+            if ended is not None and (
+                    (not sure and key[0] == "slot" and key[1] == ended and isinstance(have, Die))
+                    or (key[0] == "quarry" and (have == "empty" or not sure))):
+                # A turn is over: the dice of its player read in doubt, and the quarry's places read in doubt, are
+                # carried as the game has them (a die taken changes its place's picture first, and dice never
+                # come back to the quarry: an empty place stays so). Read in doubt turn after turn (a 4-player
+                # quarry's tops, a dark table's dice) they made every later take or skill a question.
                 self._take(key, patch, have)
                 continue
             changed_here = key not in self.values or self.values[key] != have
