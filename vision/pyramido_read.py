@@ -1412,26 +1412,22 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     paper = _median(light[inside])
     coloured = (chroma > COLOURED_CHROMA) & inside
     one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
-    if washed:
-        # Over-exposed, the print washed out: every light thing is pressed towards the clipped paper, a pale gem's
-        # rim too (8-15 L darker where it reads 20+ otherwise). Gems are found with a rim threshold that much
-        # lower, and the count is sure only when it does not depend on the threshold: the same whole gems from
-        # GEM_RIM_WASHED_CHECK below to above it (a pale gem fading into the paper shows as a part of a gem at
-        # some threshold, or not at all at the higher one).
-        rim = GEM_RIM_WASHED
-        totals = {_gems_by_area(light, coloured, inside, paper - t, one) for t in (rim - GEM_RIM_WASHED_CHECK, rim,
-                                                                                   rim + GEM_RIM_WASHED_CHECK)}
-        sure = len(totals) == 1 and None not in totals
-        if washed_out is not None:
-            washed_out.append((True, not sure))
-    else:
-        rim = GEM_RIM_DARKER
-        if washed_out is not None:
-            washed_out.append((False, False))
-    fg = ((coloured | (light < paper - rim)) & inside).astype(np.uint8)
-    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    fg = _filled(fg)
+    # Over-exposed, the print washed out: every light thing is pressed towards the clipped paper, a pale gem's rim
+    # too (8-15 L darker where it reads 20+ otherwise). Gems are found with a rim threshold that much lower, and the
+    # count is sure only when it does not depend on the threshold: the same whole gems from GEM_RIM_WASHED_CHECK
+    # below to above it (a pale gem fading into the paper shows as a part of a gem at some threshold, or not at all
+    # at the higher one).
+    rim = GEM_RIM_WASHED if washed else GEM_RIM_DARKER
+    fg = _gem_mask(light, coloured, inside, paper - rim)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    if washed:
+        totals = {_gems_by_area(stats, one)}
+        for t in (rim - GEM_RIM_WASHED_CHECK, rim + GEM_RIM_WASHED_CHECK):
+            totals.add(_gems_by_area(cv2.connectedComponentsWithStats(
+                _gem_mask(light, coloured, inside, paper - t), connectivity=8)[2], one))
+        sure = len(totals) == 1 and None not in totals
+    if washed_out is not None:
+        washed_out.append((washed, washed and not sure))
     counts = [0] * len(COLOURS)
     mythical = 0
     ref = palette.hues()
@@ -1486,15 +1482,19 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     return tuple(counts), mythical, bool(sure)
 
 
-def _gems_by_area(light: np.ndarray, coloured: np.ndarray, inside: np.ndarray, below: float,
-                  one: float) -> int | None:
-    """How many gems the blobs darker than ``below`` (or coloured) make by their areas (``one``: a gem's, px);
-    None when a blob fits no single whole number of gems (part of a gem, or between two counts)."""
+def _gem_mask(light: np.ndarray, coloured: np.ndarray, inside: np.ndarray, below: float) -> np.ndarray:
+    """What stands out of the paper in a gem area: coloured, or darker than ``below`` (a rim), specks opened away
+    and a pale gem's light facets inside its rim filled."""
     fg = ((coloured | (light < below)) & inside).astype(np.uint8)
-    fg = _filled(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    return _filled(cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
+
+
+def _gems_by_area(stats: np.ndarray, one: float) -> int | None:
+    """How many gems the blobs (``stats`` of :func:`cv2.connectedComponentsWithStats` on :func:`_gem_mask`) make by
+    their areas (``one``: a gem's, px); None when a blob fits no single whole number of gems (part of a gem, or
+    between two counts)."""
     total = 0
-    for k in range(1, n):
+    for k in range(1, len(stats)):
         many = stats[k, cv2.CC_STAT_AREA] / one
         if many < 0.1:
             continue
