@@ -173,7 +173,7 @@ def _distance(lab: np.ndarray, ref: Sequence[float] | np.ndarray) -> np.ndarray:
     """Colour distances of every pixel of ``lab`` to ``ref`` (lightness weighted as the die palettes weigh it)."""
     d: np.ndarray = lab - np.asarray(ref, np.float32)
     d[..., 0] *= LIGHTNESS_WEIGHT
-    return np.asarray(np.sqrt((d**2).sum(axis=-1)))
+    return np.asarray(np.sqrt(np.einsum("...c,...c->...", d, d)))  # the squares' sum without an array of squares
 
 
 @dataclass(frozen=True)
@@ -275,6 +275,10 @@ class CardReading:
         }
 
 
+#: A card's background colour and its layout of spaces as :func:`find_spaces` found them.
+_Found = tuple[np.ndarray, tuple[list[tuple[int, int]], int, int, float]]
+
+
 @dataclass(frozen=True)
 class _Card:
     """A card's upright image (white-balanced BGR and its Lab) and where it came from (not a value: arrays)."""
@@ -283,6 +287,9 @@ class _Card:
     lab: np.ndarray
     card_to_frame: np.ndarray  # card px (at CARD_PX_PER_MM) -> frame px
     orientation: float = 1.0  # how sure the way up is (see _upside_down)
+    #: The background and the layout of spaces (:func:`find_spaces`) found on ``lab`` while deciding which way up it
+    #: lies, kept so :func:`read_card` need not find them again (None: not found on this very image).
+    found: _Found | None = None
 
 
 def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
@@ -340,8 +347,10 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None
     upright = cv2.warpPerspective(img, card_to_region, out_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)
     upright_lab = _lab_image(upright)
-    flip, orientation = _upside_down(upright_lab)
+    flip, orientation, up = _upside_down(upright_lab)
+    found: _Found | None = up
     if flip:
+        found = None  # found on the other way round
         turn = np.array([[-1, 0, out_size[0] - 1], [0, -1, out_size[1] - 1], [0, 0, 1]], np.float64)
         card_to_region = card_to_region @ turn
         upright = cv2.rotate(upright, cv2.ROTATE_180)
@@ -350,7 +359,7 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None
     # Upside down on the mat: the card's "down" (its y axis) points up the sheet. (The fitted rectangle's own
     # orientation is arbitrary; only the coins and the layout say which way the card lies.)
     against_mat = bool(card_to_region[1, 1] < 0)
-    return _Card(upright, upright_lab, card_to_frame, orientation), size_mm, against_mat, ""
+    return _Card(upright, upright_lab, card_to_frame, orientation, found), size_mm, against_mat, ""
 
 
 def _background(lab: np.ndarray) -> np.ndarray:
@@ -397,17 +406,19 @@ def _coins(lab: np.ndarray, background: np.ndarray) -> int:
     return coins
 
 
-def _upside_down(lab: np.ndarray) -> tuple[bool, float]:
+def _upside_down(lab: np.ndarray) -> tuple[bool, float, _Found]:
     """Whether the card lies turned by half a turn, and how sure that is (0..1): its spaces' layout fits better
     the other way round (the layout sits below the card's middle, under the coins), or, when both ways fit as
-    well, its coins are at the bottom (a weaker sign: coins are small)."""
+    well, its coins are at the bottom (a weaker sign: coins are small). Also the background and the layout found
+    on ``lab`` as it is (read_card's own, when the card is not turned)."""
     background = _background(lab)
     other = np.ascontiguousarray(lab[::-1, ::-1])
-    fit_up, fit_down = find_spaces(lab, background)[3], find_spaces(other, background)[3]
+    up = find_spaces(lab, background)
+    fit_up, fit_down = up[3], find_spaces(other, background)[3]
     if abs(fit_up - fit_down) > 0.08:
-        return fit_down > fit_up, float(min(1.0, abs(fit_up - fit_down) / 0.15))
+        return fit_down > fit_up, float(min(1.0, abs(fit_up - fit_down) / 0.15)), (background, up)
     top, bottom = _coins(lab, background), _coins(other, background)
-    return bottom > top, 0.6 if top != bottom else 0.3
+    return bottom > top, 0.6 if top != bottom else 0.3, (background, up)
 
 
 def find_spaces(lab: np.ndarray, background: np.ndarray) -> tuple[list[tuple[int, int]], int, int, float]:
@@ -494,10 +505,13 @@ def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: Ca
     if card is None:
         return CardReading(zone.key, spot, False, size_mm=size_mm, problems=(why,) if why != "no card" else ()), None
     k = CARD_PX_PER_MM
-    background_lab = _background(card.lab)
+    if card.found is not None:  # found while deciding which way up it lies, on this very image
+        background_lab, (positions, cols, rows, fit_iou) = card.found
+    else:
+        background_lab = _background(card.lab)
+        positions, cols, rows, fit_iou = find_spaces(card.lab, background_lab)
     background, _, background_conf = _nearest(background_lab, colours.backgrounds)
     coins = _coins(card.lab, background_lab)
-    positions, cols, rows, fit_iou = find_spaces(card.lab, background_lab)
     spaces = []
     for pos in sorted(positions, key=lambda p: (p[1], p[0])):
         x, y = _slot(pos, cols, rows)
