@@ -448,3 +448,25 @@ def test_after_an_answer_that_ends_the_turn_the_same_picture_is_no_news_of_the_n
         explained = table.explain(after, seen)
         assert (explained.actions[:2] == (nxt, game.parse_action(f"place {slot[0]},{slot[1]}"))) if sure else \
             explained == Explained()
+
+
+def test_a_take_of_one_of_two_like_dice_is_asked_when_the_skill_may_have_moved_the_other() -> None:
+    """The table shows a take, its placement on a level whose skill moves quarry dice (B3) and that skill done: one
+    of two like dice gone sure, the other read empty in doubt. The shorter turn (the one gone sure taken, no skill
+    yet) is not taken: the die taken may be the other one (tuning replay 5504, "take q0,2,5" for "take q0,0,3;
+    place; B3 q0,2,5")."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    start = seeded_state(41, 2, 16)
+    held = game.apply(start, game.parse_action("take q1,1,1"))
+    after = game.apply(game.apply(held, game.parse_action("place 3,0")), game.parse_action("B3 q1,0,2"))
+    reading = _reading_of(after)
+    twin = start.quarry.dice[(1, 1, 1)]
+    assert start.quarry.dice[(1, 0, 2)] == twin
+    doubtful = tuple(replace(p, state=PRESENT, die=_die(twin.value, twin.colour or "", True), unsure=True,
+                             reason="looks empty, the game has it there") if p.position == (1, 1, 1) else p
+                     for p in reading.quarry.positions)
+    reserves = tuple(replace(r, unsure=True) for r in reading.reserves)
+    asked = table.explain(start, table.observe([replace(reading, quarry=QuarryReading(doubtful), reserves=reserves)],
+                                               moved=True))
+    assert not asked.actions and any("may have come from quarry" in p for p in asked.problems)

@@ -384,6 +384,9 @@ class PyradiceTable(TableAdapter):
                     return Explained(problems=tuple(
                         f"the die taken ({held.hand}) may lie at {_slot_words(slot)}, read in doubt: correct it "
                         "or press CONFIRM" for slot in maybe))
+        twin = None if confirmed else self._twin_in_doubt(state, actions)
+        if twin is not None:
+            return Explained(problems=(*doubts, twin))
         moves = [a for a in actions if not isinstance(a, Reveal)]
         if not confirmed and moves and isinstance(moves[-1], (Take, UseReserve)) and not _take_seen(moves[-1], seen):
             # The die is only in hand, and only readings in doubt say so (from above a die gone leaves a lower die's
@@ -417,6 +420,27 @@ class PyradiceTable(TableAdapter):
                 end = self.game.apply(end, a)
             self._belief = end
         return explained
+
+    def _twin_in_doubt(self, state: PyradiceState, actions: Sequence[Any]) -> str | None:
+        """A take followed by a skill step whose skill can move a quarry die (A4, B3), while a die like the one
+        taken reads empty, in doubt, elsewhere in the quarry: the table may show the skill done too (the game a turn
+        behind it), and the die taken may be that other one (tuning replay 5504: "take q0,2,5" for "take q0,0,3;
+        place; B3 q0,2,5", the shorter turn). Asked, in words; None otherwise."""
+        take = _take_of(actions)
+        if not isinstance(take, Take) or take.position not in state.quarry.dice:
+            return None
+        end = self._after(state, actions)
+        if end.phase is not Phase.SKILL or end.placed is None:
+            return None
+        if not {"A4", "B3"} & set(usable_codes(state.board.skills, end.placed[0])):
+            return None
+        die = state.quarry.dice[take.position]
+        twins = [p for p, read in self._quarry_read.items() if read == LOOKS_EMPTY and p != take.position
+                 and end.quarry.dice.get(p) == die]
+        if not twins:
+            return None
+        return (f"the die taken ({die}) may have come from quarry {position_text(take.position)} or "
+                f"{position_text(twins[0])} (read in doubt), the other moved by the skill: correct it or press CONFIRM")
 
     def _doubts_agree_on_take(self, state: PyradiceState, seen: Observation) -> Observation | None:
         """Two readings in doubt that agree on which die was taken, each from its own place: the die placed read
