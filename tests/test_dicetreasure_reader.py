@@ -129,6 +129,16 @@ def test_dealt_cards_are_identified_and_dice_on_spaces_never_sure_and_wrong(turn
     assert spaces >= 40 and sure >= 0.6 * spaces  # at ~1.3 px/mm; the adapter settles what the game knows
 
 
+def test_a_spot_the_caller_settles_keeps_the_card_the_reader_named_there(reader: DiceTreasureReader,
+                                                                          turns: list[dict[str, Any]]) -> None:
+    key, named = next(((c.reading.zone, c.reading.spot), str(c.identity.card)) for c in turns[-1]["table"].cards
+                      if c.identity.card is not None)
+    other = next(c.id for c in DECK.motif_cards if c.id != named)
+    assert not reader.settle(key, other)  # another card than the one named there is not taken on the caller's word
+    assert not reader.settle(("motif-cards-9", 0), named)  # nor a spot never read
+    assert reader.settle(key, named) and reader.known[key][0] == named
+
+
 def test_the_adapter_explains_the_rendered_turn_with_the_played_actions(turns: list[dict[str, Any]]) -> None:
     table = adapter_for(GAME)
     for turn in turns:
