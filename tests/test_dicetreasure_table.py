@@ -257,6 +257,12 @@ def test_a_doubt_between_two_cards_in_play_is_settled_by_the_dice_the_game_has_o
     adapter._round = placed.round  # type: ignore[attr-defined]  # (the round's deal already seen)
     assert doubted("red-1", "red-2") == Explained()
     assert settled == [(("motif-cards-1", 0), "red-1")]
+    # The same with another space of red-1 read in doubt: the spaces read surely say it (seed 4804).
+    spots = tuple(replace(s, doubt="red-2", why=(*s.why[:2], "looks empty, but not clearly"))
+                  if s.card == "red-1" else s for s in snapshot.spots)
+    assert adapter.explain(placed, adapter.observe([replace(snapshot, spots=spots)], moved=False)) == Explained()
+    assert settled[1:] == [(("motif-cards-1", 0), "red-1")]
+    del settled[1:]
     # An empty card doubted as another empty one: which it is does not matter while nothing lies on it.
     assert doubted("red-2", "red-3") == Explained()
     assert len(settled) == 1  # nothing says which it is

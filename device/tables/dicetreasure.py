@@ -984,26 +984,34 @@ def _dice_say(state: DiceTreasureState, seen: CardsView, card: str, other: str) 
     held = _held(state)
     if card not in held or other not in held or card not in seen.cards:
         return False
-    return (_reads_as(state, seen, card, card) and any(d is not None for d in seen.cards[card])
-            and not _reads_as(state, seen, card, other))
+    read_surely = [s.die for s in seen.spaces if s.card == card and (s.sure or s.corrected)]
+    # The spaces read surely: a space in doubt says nothing either way (two players under exposure 0.8, seed
+    # 4804: two look-alike cards of one mat, one space of the dice-laden one in doubt, asked on every table).
+    return (_reads_as(state, seen, card, card, sure_only=True) and any(d is not None for d in read_surely)
+            and not _reads_as(state, seen, card, other, sure_only=True))
 
 
-def _reads_as(state: DiceTreasureState, seen: CardsView, card: str, other: str) -> bool:
+def _reads_as(state: DiceTreasureState, seen: CardsView, card: str, other: str, sure_only: bool = False) -> bool:
     """Whether the dice read (every space surely) on the spot where ``card`` was identified are what the game has on
     ``other`` (both in play), were that card ``other``: on the places both cards have a space, ``other``'s dice; on
     the places only ``card`` has one, none; and none in the game on the places only ``other`` has one (the reader,
-    looking at ``card``'s spaces, would not see them). ``other`` = ``card``: the reading is the game's."""
+    looking at ``card``'s spaces, would not see them). ``other`` = ``card``: the reading is the game's.
+    ``sure_only``: the spaces read surely (at least one) are, the others left out."""
     cards = _cards_in_play(state)
     if card not in cards or other not in cards or card not in seen.cards:
         return False
     spaces = [s for s in seen.spaces if s.card == card]
     layout = cards[card].card.spaces
-    if len(spaces) != len(layout) or not all(s.sure or s.corrected for s in spaces):
+    if len(spaces) != len(layout):
+        return False
+    if sure_only:
+        spaces = [s for s in spaces if s.sure or s.corrected]
+    if not spaces or not all(s.sure or s.corrected for s in spaces):
         return False
     read = {layout[s.space - 1].pos: s.die for s in spaces}
     have = {space.pos: die for space, die in zip(cards[other].card.spaces, cards[other].dice, strict=True)}
     return (all(have.get(pos) == die for pos, die in read.items())
-            and all(die is None for pos, die in have.items() if pos not in read))
+            and all(die is None for pos, die in have.items() if pos not in {space.pos for space in layout}))
 
 
 def _cards_in_play(state: DiceTreasureState) -> dict[str, Any]:
