@@ -761,7 +761,10 @@ class PyramidoTable(TableAdapter):
                 continue
             sp = ex.spaces[i]
             domino_gone = space.face_up is not None and bool(sp.colours) and not sp.coloured_as(space.face_up)
-            if domino_gone or (sp.gems_sure and not self._gems_as_before(s, i, sp)):
+            # A back the record knows (the seeded deck's top) read with other colours: that top was taken too.
+            top = known_top(s, i + 1) if space.face_up is None and space.face_down else None
+            back_gone = top is not None and bool(sp.colours) and not sp.coloured_as(top)
+            if domino_gone or back_gone or (sp.gems_sure and not self._gems_as_before(s, i, sp)):
                 out.append(i)
         return out
 
@@ -953,13 +956,14 @@ class PyramidoTable(TableAdapter):
                 return None, ("the domino is placed but which pile was turned up is not seen: choose the pile on the "
                               "page",)
             return None, ()
-        moved_on = [i + 1 for i, space in enumerate(s.spaces) if space.face_up is not None
-                    and ex.spaces[i].colours and not ex.spaces[i].coloured_as(space.face_up)]
+        moved_on = [i + 1 for i in self._ahead(s, ex)]
         if moved_on:
-            # A face-up domino the record still has is not seen: the table is ahead of the record (a turn not
-            # followed), and a pile turned up since may be another turn's.
-            return None, (f"the face-up domino{'s' if len(moved_on) > 1 else ''} of space "
-                          f"{' and '.join(map(str, moved_on))} {'are' if len(moved_on) > 1 else 'is'} not seen: the "
+            # A space looks other than the record says (a face-up domino it still has not seen, another back, a gem
+            # area with other gems: the draws are done by now): the table is ahead of the record (a turn not
+            # followed: the next player may have taken and turned up already), and a pile turned up since may be
+            # another turn's.
+            return None, (f"space{'s' if len(moved_on) > 1 else ''} {' and '.join(map(str, moved_on))} of the "
+                          f"exploration area {'do' if len(moved_on) > 1 else 'does'} not look as the record says: the "
                           "table has moved on; enter the pile turned up on the page",)
         seat = s.order[s.turn]
         view = seen.of(seat)
