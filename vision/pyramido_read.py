@@ -1094,8 +1094,9 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     sizes = list(pile_sizes) if pile_sizes is not None else [9] * len(piles)
     tops = [_pile_part(prep, pile, sizes[i], thickness_mm, palette, quarter_mm) for i, pile in enumerate(piles)]
     washed: list[tuple[bool, bool]] = []
-    gems = _fade_guard([_count_gems(prep, area, palette, prep.camera, thickness_mm, washed_out=washed)
-                        for area in areas], washed)
+    gems = _fade_guard([_count_gems(prep, area, palette, prep.camera, thickness_mm, washed_out=washed,
+                                    beside=(piles[i], sizes[i] * thickness_mm))
+                        for i, area in enumerate(areas)], washed)
     return tuple(_space_reading(i, top, g, None if face_up is None else face_up[i])
                  for i, (top, g) in enumerate(zip(tops, gems, strict=True)))
 
@@ -1221,8 +1222,8 @@ class ExplorationReader:
                     part: object = _pile_part(prep, pile, sizes[i], self.thickness_mm, self.palette, self.quarter_mm)
                 else:
                     flags: list[tuple[bool, bool]] = []
-                    part = (_count_gems(prep, area, self.palette, prep.camera, self.thickness_mm, washed_out=flags),
-                            flags[0])
+                    part = (_count_gems(prep, area, self.palette, prep.camera, self.thickness_mm, washed_out=flags,
+                                        beside=(pile, sizes[i] * self.thickness_mm)), flags[0])
                 parts.append(part)
                 done.append((str(key[0]), i + 1))
                 gate.reset([key])
@@ -1375,7 +1376,8 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
 
 def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
                 thickness_mm: float, *, most: int | None = None, oval: bool = True,
-                washed_out: list[tuple[bool, bool]] | None = None) -> tuple[tuple[int, ...], int, bool]:
+                washed_out: list[tuple[bool, bool]] | None = None,
+                beside: tuple[Rect, float] | None = None) -> tuple[tuple[int, ...], int, bool]:
     """The gems in a gem area: coloured ones (counts in COLOURS order) and mythical ones, and whether the count is
     sure.
 
@@ -1407,17 +1409,26 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
         lab = _grid(prep, xs, ys, thickness_mm, neutral=True)
         washed = False
         sure = not clipped
+    one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
+    # The pile beside the area, seen from a camera off to its side, leans over the area in the picture (its top is
+    # its height nearer the camera): what it covers is no gem, and a gem may lie unseen under it.
+    leaning = _pile_over(cam, beside, float(xs[0]), float(ys[0]), inside.shape) if beside is not None else None
+    if leaning is not None:
+        covered = leaning & inside
+        if covered.sum() >= 0.3 * one:
+            sure = False  # room for a gem unseen
+        inside = inside & ~cv2.dilate(leaning.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
     chroma = np.hypot(a, b)
     paper = _median(light[inside])
     coloured = (chroma > COLOURED_CHROMA) & inside
-    one = GEM_BLOB_MM2 * PX_PER_MM * PX_PER_MM
     # Over-exposed, the print washed out: every light thing is pressed towards the clipped paper, a pale gem's rim
     # too (8-15 L darker where it reads 20+ otherwise). Gems are found with a rim threshold that much lower, and the
     # count is sure only when it does not depend on the threshold: the same whole gems from GEM_RIM_WASHED_CHECK
     # below to above it (a pale gem fading into the paper shows as a part of a gem at some threshold, or not at all
     # at the higher one).
     rim = GEM_RIM_WASHED if washed else GEM_RIM_DARKER
+    steady = True
     fg = _gem_mask(light, coloured, inside, paper - rim)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     if washed:
@@ -1425,9 +1436,10 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
         for t in (rim - GEM_RIM_WASHED_CHECK, rim + GEM_RIM_WASHED_CHECK):
             totals.add(_gems_by_area(cv2.connectedComponentsWithStats(
                 _gem_mask(light, coloured, inside, paper - t), connectivity=8)[2], one))
-        sure = len(totals) == 1 and None not in totals
+        steady = len(totals) == 1 and None not in totals
+        sure = sure and steady
     if washed_out is not None:
-        washed_out.append((washed, washed and not sure))
+        washed_out.append((washed, washed and not steady))
     counts = [0] * len(COLOURS)
     mythical = 0
     ref = palette.hues()
@@ -1480,6 +1492,24 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     if sum(counts) + mythical > (most or GEMS_PER_AREA):
         sure = False  # a gem area never holds more than one refill (``most``)
     return tuple(counts), mythical, bool(sure)
+
+
+def _pile_over(cam: CameraPlace, beside: tuple[Rect, float], x0: float, y0: float,
+               shape: tuple[int, ...]) -> np.ndarray | None:
+    """Where a pile (its outline, ``height`` tall) is seen on a gem area's grid (origin ``x0``, ``y0`` mm, at
+    PX_PER_MM): the hull of its foot and its top as the camera sees them; None when it covers none of the grid."""
+    rect, height = beside
+    if height <= 0:
+        return None
+    foot = np.asarray(rect.corners(), np.float64)
+    seen = np.vstack([foot, cam.shift(foot, height)])
+    px = np.round((seen - (x0, y0)) * PX_PER_MM).astype(np.int32)
+    ny, nx = shape[0], shape[1]
+    if px[:, 0].max() < 0 or px[:, 1].max() < 0 or px[:, 0].min() >= nx or px[:, 1].min() >= ny:
+        return None
+    mask = np.zeros((ny, nx), np.uint8)
+    cv2.fillConvexPoly(mask, cv2.convexHull(px), 1)
+    return mask.astype(bool) if mask.any() else None
 
 
 def _gem_mask(light: np.ndarray, coloured: np.ndarray, inside: np.ndarray, below: float) -> np.ndarray:
