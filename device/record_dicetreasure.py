@@ -263,14 +263,23 @@ def _table_section(players: int, seed: int, changed: Any, size: tuple[int, int])
     """The mats' player count, the deck, and the dice colours taught at this (rendered) table: one die of each
     colour in the tray, read as the reader sees them under the recording's condition."""
     from engine.dicetreasure import sample_deck
+    from vision.colour import PaletteError
     from vision.dicetreasure_read import DiceTreasureReader, teach_palette
     from vision.lab.dicetreasure_render import render_teaching
     from vision.registration import locate
 
-    frame = render_teaching(seed + 999, players, size)
-    image = frame.image if changed is None else changed.apply(frame.image, "teach")
     reader = DiceTreasureReader(sample_deck())
-    palette = teach_palette(reader, image, locate(image, "dicetreasure", players))
+    # The owner lays the five dice out again when the reader does not see one of each (at 4 players and 1280x960 a
+    # die can be missed: seed 4805's first teaching frame showed 4): up to three layouts, each its own render.
+    for attempt in range(3):
+        frame = render_teaching(seed + 999 + 1000 * attempt, players, size)
+        image = frame.image if changed is None else changed.apply(frame.image, "teach")
+        try:
+            palette = teach_palette(reader, image, locate(image, "dicetreasure", players))
+            break
+        except PaletteError:
+            if attempt == 2:
+                raise
     return {"players": players, "deck": "stand-in",
             "lessons": {"die": {name: [round(v, 2) for v in lab] for name, lab in palette.colours}}}
 
