@@ -470,3 +470,13 @@ def test_a_take_of_one_of_two_like_dice_is_asked_when_the_skill_may_have_moved_t
     asked = table.explain(start, table.observe([replace(reading, quarry=QuarryReading(doubtful), reserves=reserves)],
                                                moved=True))
     assert not asked.actions and any("may have come from quarry" in p for p in asked.problems)
+    # The twin read as still there, but a die seen (in doubt) on the mover's reserve spot: the B3 may be done too.
+    mover = start.turn + 1
+    held_die = _die(twin.value, twin.colour or "", True)
+    on_spot = tuple(replace(r, occupied=True, die=held_die, unsure=True) if r.seat == mover else r
+                    for r in reading.reserves)
+    twin_there = tuple(replace(p, state=PRESENT, die=held_die, unsure=True, reason="hard to read")
+                       if p.position == (1, 1, 1) else p for p in reading.quarry.positions)
+    asked = table.explain(start, table.observe([replace(reading, quarry=QuarryReading(twin_there), reserves=on_spot)],
+                                               moved=True))
+    assert not asked.actions and any("reserve spot may hold a die" in p for p in asked.problems)

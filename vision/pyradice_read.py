@@ -475,6 +475,28 @@ class PyradiceReader:
         #: The quarry grid last fitted (for drawing; each frame fits its own from the mat's homography).
         self.quarry_grid: tuple[np.ndarray, float, float, np.ndarray, float] | None = None
         self._grid: _QuarryGrid | None = None  # the last fitted one itself: where the change gate's patches lie
+        #: The zones rectified from the last frame (the change gate's patches and the reading cut the same zone
+        #: images: warped once a frame), read-only.
+        self._zones_of: np.ndarray | None = None
+        self._zones_sample: np.ndarray | None = None
+        self._zones: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def _rectify(self, image: np.ndarray, view: ZoneView) -> np.ndarray:
+        """``rectify(image, view, ppm)``, warped once per frame and zone (read-only: the places and the reading
+        share it)."""
+        # The same array with the same sampled pixels (a camera may fill one buffer frame after frame).
+        sample = image[::61, ::67]
+        if image is not self._zones_of or self._zones_sample is None or not np.array_equal(sample,
+                                                                                        self._zones_sample):
+            self._zones_of, self._zones_sample, self._zones = image, sample.copy(), {}
+        r = view.zone.rect
+        key = (view.zone.key, r.x, r.y, r.w, r.h, view.fit.image_to_mat.tobytes())
+        zone = self._zones.get(key)
+        if zone is None:
+            zone = rectify(image, view, self.ppm)
+            zone.flags.writeable = False
+            self._zones[key] = zone
+        return zone
 
     # --- colours ---------------------------------------------------------------------------------
     def teach(self, samples: Iterable[tuple[str, Lab]]) -> Palette:
@@ -566,7 +588,7 @@ class PyradiceReader:
             pts = _to_frame(view, np.array([kept.centre(s) for s in SLOTS]) * ppm, ppm)
             return BoardReading(seat, tuple(_carried_slot(s, known[s], (float(x), float(y)))
                                             for s, (x, y) in zip(SLOTS, pts, strict=True)), kept)
-        zone = rectify(image, view, ppm)
+        zone = self._rectify(image, view)
         # A few slots to read on a board whose lattice is known from many dice: the detector looks only around
         # them (at the scale it sees the whole zone at) and the lattice is kept as it is.
         windowed = kept is not None and kept.dice >= KEEP_LATTICE_DICE and len(SLOTS) - len(known) <= WINDOW_PLACES
@@ -704,7 +726,7 @@ class PyradiceReader:
                                        for p, (x, y) in zip(geo.positions, pts, strict=True)))
         believed = set(geo.positions if prior is None else prior)
         expected: Mapping[Position, Die] = prior if isinstance(prior, Mapping) else {}
-        zone = rectify(image, view, ppm)
+        zone = self._rectify(image, view)
         to_read = [p for p in geo.positions if p not in carry]
         # A few positions to read and a grid kept: the detector looks only around them, the grid is kept.
         kept_grid = self._grid if self._grid is not None and len(to_read) <= 2 * WINDOW_PLACES else None
@@ -810,7 +832,7 @@ class PyradiceReader:
         ppm = self.ppm
         cx, cy = self._reserve_point(view)
         view = _grown(view, ZONE_MARGIN_MM)  # a die off the spot, seen at a slant, may reach past the zone
-        zone = rectify(image, view, ppm)
+        zone = self._rectify(image, view)
         h, w = zone.shape[:2]
         step = 4.0 * ppm
         targets = [DieCandidate((float(np.clip(cx + dx * step, 0, w)), float(np.clip(cy + dy * step, 0, h))),
@@ -854,18 +876,18 @@ class PyradiceReader:
             lattice = self.lattices.get(seat)
             view = reg.zone(f"board-{seat}")
             if lattice is not None and view is not None:
-                zone = rectify(image, _grown(view, ZONE_MARGIN_MM), ppm)
+                zone = self._rectify(image, _grown(view, ZONE_MARGIN_MM))
                 for slot in SLOTS:
                     x, y = lattice.centre(slot)
                     out[("slot", seat, slot)] = (_patch(zone, x * ppm, y * ppm, PATCH_PX), (x * ppm, y * ppm))
             rview = reg.zone(f"reserve-{seat}")
             if rview is not None:
-                zone = rectify(image, _grown(rview, ZONE_MARGIN_MM), ppm)
+                zone = self._rectify(image, _grown(rview, ZONE_MARGIN_MM))
                 x, y = self._reserve_point(rview)
                 out[("reserve", seat)] = (_patch(zone, x, y, RESERVE_PATCH_PX), (x, y))
         qview = reg.zone("quarry")
         if self._grid is not None and qview is not None:
-            zone = rectify(image, qview, ppm)
+            zone = self._rectify(image, qview)
             for pos in geometry(self.boxes).positions:
                 x, y = self._grid.point(pos)
                 out[("quarry", pos)] = (_patch(zone, x * ppm, y * ppm, PATCH_PX), (x * ppm, y * ppm))

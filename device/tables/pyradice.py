@@ -133,6 +133,8 @@ class PyradiceTable(TableAdapter):
         self._ahead: tuple[str, ...] = ()
         #: The last observation's quarry as read, sure or in doubt: position -> "empty", "present" or "covered".
         self._quarry_read: dict[Position, str] = {}
+        self._reserve_read = False
+        self._reading: Any = None  # the last observation's reading
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
@@ -219,6 +221,7 @@ class PyradiceTable(TableAdapter):
         if state.phase in (Phase.ROLL_OFF, Phase.OVER):
             return Explained()  # the roll-off is entered on the page; after the game nothing is read
         if isinstance(seen, Observation):
+            self._reading, self._quarry_read, self._reserve_read, self._ahead = None, {}, False, ()
             return self._explain(state, seen, confirmed=False)
         if not isinstance(seen, TableSeen):
             return Explained(problems=("nothing read of the pyramid boards",))
@@ -422,17 +425,37 @@ class PyradiceTable(TableAdapter):
         return explained
 
     def _twin_in_doubt(self, state: PyradiceState, actions: Sequence[Any]) -> str | None:
-        """A take followed by a skill step whose skill can move a quarry die (A4, B3), while a die like the one
-        taken reads empty, in doubt, elsewhere in the quarry: the table may show the skill done too (the game a turn
-        behind it), and the die taken may be that other one (tuning replay 5504: "take q0,2,5" for "take q0,0,3;
-        place; B3 q0,2,5", the shorter turn). Asked, in words; None otherwise."""
+        """A take and placement leading to a skill step whose skill can move a quarry die (A4, B3), while the
+        picture may already show that skill done (the game a turn behind the table): a die on the mover's reserve
+        spot (B3; tuning replay 5504: the placement taken, then a "pass" tapped for the next turn landed on the
+        skill step and the B3 was recorded as none), or a die like the one taken read empty, in doubt, elsewhere
+        in the quarry (the die taken may be that other one: "take q0,2,5" for "take q0,0,3; place; B3 q0,2,5",
+        the shorter turn). Asked, in words; None otherwise."""
         take = _take_of(actions)
-        if not isinstance(take, Take) or take.position not in state.quarry.dice:
+        if not any(isinstance(a, Place) for a in actions):
             return None
         end = self._after(state, actions)
         if end.phase is not Phase.SKILL or end.placed is None:
             return None
         if not {"A4", "B3"} & set(usable_codes(state.board.skills, end.placed[0])):
+            return None
+        codes = set(usable_codes(state.board.skills, end.placed[0]))
+        if "B3" in codes and self._reserve_read and end.mover.reserve is None:
+            return (f"{end.mover.name}'s reserve spot may hold a die already (level {end.placed[0]}'s skill B3 done "
+                    "too?): correct it or press CONFIRM")
+        board = self._reading.board(end.turn + 1) if self._reading is not None else None
+        if codes - {"B3"} and board is not None:
+            mine = end.mover.pyramid
+            for s in board.slots:
+                # Another die of the mover's read in doubt otherwise than the game has it (or its picture changed):
+                # the skill (a swap, a new value) may be done already; a "pass" tapped for the next turn would land
+                # on this skill step (tuning replay 5504: an A4 recorded as none so).
+                read = s.die.die if s.occupied and s.die is not None else None
+                if (s.unsure and s.slot != end.placed and s.slot in mine
+                        and (read != mine[s.slot] or s.reason in (PICTURE_CHANGED, SWAPPED))):
+                    return (f"{_slot_words(s.slot)} reads otherwise than the game has it, in doubt: level "
+                            f"{end.placed[0]}'s skill may be done already: correct it or press CONFIRM")
+        if not isinstance(take, Take) or take.position not in state.quarry.dice:
             return None
         die = state.quarry.dice[take.position]
         twins = [p for p, read in self._quarry_read.items() if read == LOOKS_EMPTY and p != take.position
@@ -490,6 +513,7 @@ class PyradiceTable(TableAdapter):
         index = {_key(p): k for k, p in enumerate(_places(reading))}
         seat = state.turn + 1
         self._ahead = ()
+        self._reading = reading
         problems: list[str] = []
         doubts: list[str] = []
         board = reading.board(seat)
@@ -555,6 +579,10 @@ class PyradiceTable(TableAdapter):
         # (a lower die is seen almost where a taken one was), so their face value is no evidence.
         reserve_seen, reserve = False, None
         r = reading.reserve(seat)
+        # A die seen on the mover's reserve spot, sure or in doubt (a B3 may already be done: see _twin_in_doubt).
+        self._reserve_read = r is not None and r.seen and r.occupied and (
+            ("reserve", seat, None) not in index or index[("reserve", seat, None)] not in fixed
+            or fixed[index[("reserve", seat, None)]] is not None)
         if r is not None and r.seen:
             k = index[("reserve", seat, None)]
             if k in fixed:
@@ -781,6 +809,13 @@ class ChangeWatch:
         self.values[key] = value
         self.means[key] = _mean_colour(patch)
 
+    @staticmethod
+    def _twin_under(belief: PyradiceState, key: tuple[Any, ...]) -> bool:
+        """Whether a die like the one at a quarry place lies under it (seen where it was once it is gone)."""
+        q = belief.quarry
+        die = q.dice.get(key[1])
+        return die is not None and any(q.dice.get(u) == die for u in q.geometry.supports[key[1]])
+
     def _mean_moved(self, patches: Mapping[tuple[Any, ...], Any]) -> set[tuple[Any, ...]]:
         """Places whose mean colour moved beyond MEAN_MOVED after the common gain (median over places)."""
         import numpy as np
@@ -820,11 +855,14 @@ class ChangeWatch:
             have = now[key]
             if ended is not None and (
                     (not sure and key[0] == "slot" and key[1] == ended and isinstance(have, Die))
-                    or (key[0] == "quarry" and (have == "empty" or not sure))):
-                # A turn is over: the dice of its player read in doubt, and the quarry's places read in doubt, are
-                # carried as the game has them (a die taken changes its place's picture first, and dice never
-                # come back to the quarry: an empty place stays so). Read in doubt turn after turn (a 4-player
-                # quarry's tops, a dark table's dice) they made every later take or skill a question.
+                    or (key[0] == "quarry" and (have == "empty" or (not sure and value == have
+                                                                     and not self._twin_under(belief, key))))):
+                # A turn is over: the dice of its player read in doubt are carried as the game has them (only that
+                # player's skill changes them, and it changes their picture first; the picture may show a later
+                # turn, the table being ahead of the game, but no later turn touches that board). So are the
+                # quarry's empty places (dice never come back) and its dice read in doubt as exactly the game's
+                # die (never one read otherwise: the picture may show it taken already by a later turn, tuning
+                # replay 5504). Read in doubt turn after turn they made later takes and skills questions.
                 self._take(key, patch, have)
                 continue
             changed_here = key not in self.values or self.values[key] != have
