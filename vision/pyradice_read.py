@@ -31,7 +31,7 @@ measures it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -284,8 +284,24 @@ class PyradiceReading:
 
 # --- geometry helpers -----------------------------------------------------------------------------------
 
+#: Pure geometry of a zone view, kept per homography (a still table's registration is the same frame after frame;
+#: the small matrix inverses cost a few milliseconds a frame on one core): key -> value, emptied when large.
+_GEOMETRY: dict[tuple[Any, ...], Any] = {}
+
+
+def _kept(key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    value = _GEOMETRY.get(key)
+    if value is None:
+        if len(_GEOMETRY) > 256:
+            _GEOMETRY.clear()
+        value = _GEOMETRY[key] = make()
+    return value
+
+
 def _to_frame(view: ZoneView, points_px: np.ndarray, ppm: float) -> np.ndarray:
-    t = np.linalg.inv(zone_transform(view.fit, view.zone, ppm))
+    r = view.zone.rect
+    t = _kept(("to_frame", view.fit.image_to_mat.tobytes(), r.x, r.y, r.w, r.h, ppm),
+              lambda: np.linalg.inv(zone_transform(view.fit, view.zone, ppm)))
     pts = np.asarray(points_px, np.float64).reshape(-1, 1, 2)
     return np.asarray(cv2.perspectiveTransform(pts, t), np.float64).reshape(-1, 2)
 
@@ -302,6 +318,12 @@ class CameraGuess:
 def camera_from_view(view: ZoneView) -> CameraGuess:
     """The camera's centre from a mat's homography, taking the principal point at the frame's centre and square
     pixels (a straight-down view cannot tell the focal length: one of a 60-degree lens is assumed then)."""
+    guess: CameraGuess = _kept(("camera", view.fit.image_to_mat.tobytes(), tuple(view.fit.frame_size)),
+                               lambda: _camera_from_view(view))
+    return guess
+
+
+def _camera_from_view(view: ZoneView) -> CameraGuess:
     w, h = view.fit.frame_size
     hm = np.linalg.inv(np.array([[1, 0, w / 2], [0, 1, h / 2], [0, 0, 1]])) @ view.fit.mat_to_image
     h1, h2 = hm[:, 0], hm[:, 1]
