@@ -77,6 +77,17 @@ SECOND_LOOK_BELOW = CONFIDENCE_FLOOR
 TIGHT_SIDE = 0.9
 #: The pip counter reads a larger crop than the model (pips are 4 to 7 px on the smallest dice).
 PIP_CROP_SIZE = 48
+#: The tilt model (issue 25's learnt cocked flag, ``models/dice-tilt.onnx``, trained by ``vision.lab.read_tilt``)
+#: reads this loose crop (the square of 1.8 x the die's side, so that side faces are in view) at this size.
+TILT_MODEL_NAME = "dice-tilt"
+TILT_MARGIN = 0.8
+TILT_CROP_SIZE = 32
+#: A die whose tilt stands out of its table's field by more than this is cocked (:func:`table_field_residuals`;
+#: sin(15 degrees) is 0.26). Chosen on rendered scenes of seed 27002 (``python -m vision.lab.evaluate
+#: --tilt-thresholds``) and the Byler train split's labelled dice (nearly all flat), session 16: the lowest limit
+#: that flags at most 2% of the flat rendered dice (1.9%) and under 1% of the real ones (5 of 806); 0.15 would
+#: catch 86% of rendered leans of 15 to 20 degrees instead of 64%, but flag 11% and 6% of flat dice.
+COCKED_TILT = 0.25
 #: Fraction of the pip crop's side that the die itself spans (the crop rule adds CROP_MARGIN around it).
 _DIE_SPAN = 1.0 / 1.25
 
@@ -121,6 +132,84 @@ class FaceModel:
         p = self.label_probabilities(crops_to_input(crops))
         not_die = p[:, self.none_column] if self.none_column is not None else np.zeros(len(p), np.float32)
         return p[:, self.face_columns], not_die
+
+
+class TiltModel:
+    """The tilt model (issue 25's learnt cocked flag), loaded once: :meth:`read` takes (N, S, S, 3) uint8 BGR crops
+    cut at :data:`TILT_MARGIN` and gives (N, 2) where each die's top face points as the camera sees it, in the
+    crop's frame (:func:`vision.lab.render.apparent_tilt`); :func:`cocked_from_tilts` turns a frame's readings into
+    flags. Trained on rendered dice only (``vision.lab.read_tilt``)."""
+
+    def __init__(self, threads: int = 1, models_dir: Path = MODELS_DIR) -> None:
+        self.session, self.card = load_model(TILT_MODEL_NAME, models_dir, threads=threads)
+        self.input_name = self.session.get_inputs()[0].name
+        self.size = int(self.card.input_shape[-1])
+        if self.size != TILT_CROP_SIZE or self.card.input_shape[-2] != self.size:
+            raise ValueError(f"tilt model input {list(self.card.input_shape)} is not a {TILT_CROP_SIZE} px crop")
+
+    def read(self, crops: np.ndarray) -> np.ndarray:
+        if len(crops) == 0:
+            return np.zeros((0, 2), np.float32)
+        return np.asarray(self.session.run(None, {self.input_name: crops_to_input(crops)})[0], np.float32)
+
+
+def load_tilt_model(threads: int = 1, models_dir: Path = MODELS_DIR) -> TiltModel | None:
+    """The tilt model, or ``None`` where this build has none (then only the elongation rule flags cocked dice)."""
+    if not (models_dir / f"{TILT_MODEL_NAME}.card.json").exists():
+        return None
+    return TiltModel(threads=threads, models_dir=models_dir)
+
+
+def to_image_frame(tilts: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Tilts (N, 2) read in crops cut at ``angles`` (degrees) in the image's frame: crop_die maps a crop offset d
+    to the image offset R(angle) d."""
+    theta = np.radians(angles)
+    c, s = np.cos(theta), np.sin(theta)
+    return np.stack([c * tilts[:, 0] - s * tilts[:, 1], s * tilts[:, 0] + c * tilts[:, 1]], axis=1)
+
+
+def table_field_residuals(
+    positions: np.ndarray, tilts: np.ndarray, image_size: tuple[int, int], limit: float = COCKED_TILT
+) -> np.ndarray:
+    """How far each die's tilt (image frame, (N, 2)) stands out of the field that flat dice on one table follow
+    (``a + k * (position - image centre)``: a camera a little askew, and perspective; ``k`` is about one over the
+    camera's height in pixels). Each die is measured against the field fitted to the *other* dice (so a leaning die
+    cannot pull the field to itself), twice: the second fit leaves out the dice the first found past ``limit``
+    (several leaning dice). The fit is held towards a level camera (a = 0) and a middle height (k = 1 / (2 x the
+    image's longer side)) by the weight of one die each, so one or two dice are judged against that camera."""
+    n = len(positions)
+    if n == 0:
+        return np.zeros(0)
+    scale = float(max(image_size))
+    d = (positions - np.array([image_size[0] / 2, image_size[1] / 2])) / scale  # k is then per image side
+    # Rows of the least squares: x component [1, 0, dx], y component [0, 1, dy]; parameters (ax, ay, k * scale).
+    rows = np.zeros((n, 2, 3))
+    rows[:, 0, 0] = 1.0
+    rows[:, 1, 1] = 1.0
+    rows[:, 0, 2], rows[:, 1, 2] = d[:, 0], d[:, 1]
+    gram_i = np.einsum("nri,nrj->nij", rows, rows)
+    rhs_i = np.einsum("nri,nr->ni", rows, tilts)
+    prior_gram = np.diag([1.0, 1.0, 0.25])  # one die at half a side from the centre
+    prior_rhs = prior_gram @ np.array([0.0, 0.0, 0.5])
+    weights = np.ones(n)
+    residual = np.zeros(n)
+    for _ in range(2):
+        gram = prior_gram + np.einsum("n,nij->ij", weights, gram_i)
+        rhs = prior_rhs + np.einsum("n,ni->i", weights, rhs_i)
+        params = np.linalg.solve(gram[None] - weights[:, None, None] * gram_i, rhs[None] - weights[:, None] * rhs_i)
+        fitted = np.einsum("nri,ni->nr", rows, params)
+        residual = np.linalg.norm(tilts - fitted, axis=1)
+        weights = (residual <= limit).astype(np.float64)
+    return residual
+
+
+def cocked_from_tilts(
+    positions: np.ndarray, tilts: np.ndarray, angles: np.ndarray, image_size: tuple[int, int],
+    limit: float = COCKED_TILT,
+) -> np.ndarray:  # fmt: skip
+    """(N,) bool: which dice of one frame lean, from the tilt model's readings (crop frame) of every die in it."""
+    residual = table_field_residuals(positions, to_image_frame(tilts, angles), image_size, limit)
+    return np.asarray(residual > limit, bool)
 
 
 def square_turns(crops: np.ndarray) -> np.ndarray:

@@ -113,6 +113,7 @@ class RenderedDie:
     pips: BGR
     cocked: bool
     colour_name: str | None
+    tilt: float = 0.0  # degrees, as drawn (``cocked`` is a tilt of 12 or more)
 
 
 @dataclass(frozen=True)
@@ -282,18 +283,39 @@ def blend_quad(image: np.ndarray, texture: np.ndarray, quad: np.ndarray, shade: 
     roi[:] = roi * (1 - alpha) + warped * alpha
 
 
+def _pose(spec: DieSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The die's rotation, the 3-D centre of its cube and its 8 corners about that centre (pixels, z up)."""
+    assert spec.centre is not None and spec.side is not None and spec.angle is not None
+    rot = _rotation(spec.angle, spec.tilt, spec.tilt_direction)
+    # A tipped die rests on an edge: lift it so its lowest corner touches the table.
+    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]) * spec.side
+    lift = -(corners @ rot.T)[:, 2].min()
+    return rot, np.array([spec.centre[0], spec.centre[1], lift]), corners
+
+
+def apparent_tilt(spec: DieSpec, style: SceneStyle, width: int, height: int) -> tuple[float, float]:
+    """Where the top face of a placed die points as the camera sees it (issue 25's learnt cocked flag): the image
+    of a small step along the face's normal from its centre, per pixel of step (x, y in image pixels). A face
+    square to the line of sight gives (0, 0); a flat die away from the image centre points away from it by about
+    its distance over the camera's height (``SceneStyle.camera_height`` image widths); a die leaning by ``tilt``
+    adds about sin(tilt) towards the side it leans to. So on a flat table these vectors follow one field,
+    ``a + k * (position - centre)``, and a leaning die stands out of it."""
+    assert spec.side is not None
+    camera = _Camera(width, height, style)
+    rot, origin, _ = _pose(spec)
+    top = origin + rot @ np.array([0.0, 0.0, spec.side / 2])
+    step = 0.05 * spec.side
+    a, b = camera.project(np.stack([top, top + step * (rot @ np.array([0.0, 0.0, 1.0]))]))
+    return float((b[0] - a[0]) / step), float((b[1] - a[1]) / step)
+
+
 def draw_die(image: np.ndarray, spec: DieSpec, style: SceneStyle, rng: np.random.Generator) -> RenderedDie:
     """Draw one die (its shadow, then its visible faces) onto a float32 BGR image, in place."""
     assert spec.centre is not None and spec.side is not None and spec.angle is not None
     h, w = image.shape[:2]
     camera = _Camera(w, h, style)
     s = spec.side
-    rot = _rotation(spec.angle, spec.tilt, spec.tilt_direction)
-    cx, cy = spec.centre
-    # A tipped die rests on an edge: lift it so its lowest corner touches the table.
-    corners = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)]) * s
-    lift = -(corners @ rot.T)[:, 2].min()
-    origin = np.array([cx, cy, lift])
+    rot, origin, corners = _pose(spec)
 
     # Shadow: the footprint pushed away from the light, blurred, darkening the table.
     light = math.radians(style.light_direction)
@@ -349,6 +371,7 @@ def draw_die(image: np.ndarray, spec: DieSpec, style: SceneStyle, rng: np.random
         pips=spec.pips,
         cocked=spec.tilt >= 12,
         colour_name=spec.colour_name,
+        tilt=float(spec.tilt),
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-TRAINERS: tuple[str, ...] = ("vision.lab.detect_train", "vision.lab.read_train")
+TRAINERS: tuple[str, ...] = ("vision.lab.detect_train", "vision.lab.read_train", "vision.lab.read_tilt")
 
 
 def main(argv: list[str] | None = None) -> int:
