@@ -393,3 +393,13 @@ def test_a_table_a_turn_ahead_never_gives_this_turns_flip() -> None:
         assert list(explained.actions) == true[:len(explained.actions)]
         checked += 1
     assert checked >= 10
+
+
+def test_a_picture_where_nothing_of_the_table_is_read_is_said_not_raised() -> None:
+    # Seed 4704 (blur:1.5, looked at since): in some pictures neither the mover's mat nor the exploration mat was
+    # found; the replay stopped on the error. The device says so and goes on watching.
+    game = find_game("pyramido")
+    state = game.initial_state(["Anna", "Ben"], seed=5)
+    adapter = PyramidoTable(game)
+    explained = adapter.explain(state, adapter.observe([], moved=False))
+    assert explained.actions == () and "nothing of the table was read" in explained.problems[0]

@@ -1052,6 +1052,9 @@ class SpaceReading:
     lightness: float = 0.0
     #: The mythical (pale) gems counted in the gem area (``gems_sure`` covers them too).
     mythical: int = 0
+    #: The gems were counted clearly but part of the area is hidden behind its pile (a camera off to its side sees
+    #: the pile leaning over it): a gem may lie there unseen, so the count is a lower bound (``gems_sure`` False).
+    gems_at_least: bool = False
 
     def domino(self) -> Domino | None:
         """The top domino in the engine's own frame, read as lying block A on top (turned S)."""
@@ -1093,27 +1096,28 @@ def read_exploration(image: np.ndarray, view: ZoneView, palette: Palette | None 
     piles, areas = _spaces_of(view.zone)
     sizes = list(pile_sizes) if pile_sizes is not None else [9] * len(piles)
     tops = [_pile_part(prep, pile, sizes[i], thickness_mm, palette, quarter_mm) for i, pile in enumerate(piles)]
-    washed: list[tuple[bool, bool]] = []
+    washed: list[tuple[bool, bool, bool]] = []
     gems = _fade_guard([_count_gems(prep, area, palette, prep.camera, thickness_mm, washed_out=washed,
                                     beside=(piles[i], sizes[i] * thickness_mm))
                         for i, area in enumerate(areas)], washed)
-    return tuple(_space_reading(i, top, g, None if face_up is None else face_up[i])
-                 for i, (top, g) in enumerate(zip(tops, gems, strict=True)))
+    faded = any(w and f for w, f, _ in washed)
+    return tuple(_space_reading(i, top, g, None if face_up is None else face_up[i], at_least=w[2] and not faded)
+                 for i, (top, g, w) in enumerate(zip(tops, gems, washed, strict=True)))
 
 
 _Top = tuple[tuple[tuple[Colour, tuple[bool, bool, bool, bool]], ...] | None, bool, bool, float]
 _Gems = tuple[tuple[int, ...], int, bool]
 
 
-def _fade_guard(gems: Sequence[_Gems], washed: Sequence[tuple[bool, bool]]) -> list[_Gems]:
+def _fade_guard(gems: Sequence[_Gems], washed: Sequence[tuple[bool, bool, bool]]) -> list[_Gems]:
     """The gem areas' counts, none of those counted on washed-out paper sure when any area of the mat shows a gem
     fading (its count depends on the rim threshold: :func:`_count_gems`): the light is then such that a pale gem
     can vanish altogether, and a count that looks steady may be missing one. Judged on the whole mat: on tuning
     seed 4502's over-exposed mat 5 of 40 pictures showed a fading gem, on seed 4301 made over-exposed
     (``exposure:1.3``) all 30, and one count there that looked steady had lost a mythical gem."""
-    if not any(w and fading for w, fading in washed):
+    if not any(w and fading for w, fading, _ in washed):
         return list(gems)
-    return [(g[0], g[1], False) if w else g for g, (w, _) in zip(gems, washed, strict=True)]
+    return [(g[0], g[1], False) if w else g for g, (w, _, _) in zip(gems, washed, strict=True)]
 
 
 def _spaces_of(zone: Zone) -> tuple[list[Rect], list[Rect]]:
@@ -1127,13 +1131,14 @@ def _pile_part(prep: Prepared, pile: Rect, size: int, thickness_mm: float, palet
     return _read_pile(prep, pile, size * thickness_mm, palette, quarter_mm) if size > 0 else (None, True, False, 0.0)
 
 
-def _space_reading(i: int, top: _Top, gems: _Gems, face_up: bool | None) -> SpaceReading:
+def _space_reading(i: int, top: _Top, gems: _Gems, face_up: bool | None, at_least: bool = False) -> SpaceReading:
     blocks, sure, up, light = top
     counts, mythical, gems_sure = gems
     if face_up is not None and not face_up and blocks is not None:
         return SpaceReading(i + 1, None, False, False, counts, gems_sure, (blocks[0][0], blocks[1][0]), light,
-                            mythical)
-    return SpaceReading(i + 1, blocks, sure, up, counts, gems_sure, lightness=light, mythical=mythical)
+                            mythical, gems_at_least=at_least)
+    return SpaceReading(i + 1, blocks, sure, up, counts, gems_sure, lightness=light, mythical=mythical,
+                        gems_at_least=at_least)
 
 
 #: The change score (:class:`vision.change.ChangeGate`) above which a gem area counts as changed: lower than the
@@ -1207,7 +1212,7 @@ class ExplorationReader:
         changed = {**self.piles.changed(pile_patches), **self.gems.changed(gem_patches)}
         prep: Prepared | None = None
         tops: list[_Top] = []
-        counted: list[tuple[_Gems, tuple[bool, bool]]] = []
+        counted: list[tuple[_Gems, tuple[bool, bool, bool]]] = []
         done: list[tuple[str, int]] = []
         for i, (pile, area) in enumerate(zip(piles, areas, strict=True)):
             parts: list[object] = []
@@ -1221,7 +1226,7 @@ class ExplorationReader:
                 if key[0] == "pile":
                     part: object = _pile_part(prep, pile, sizes[i], self.thickness_mm, self.palette, self.quarter_mm)
                 else:
-                    flags: list[tuple[bool, bool]] = []
+                    flags: list[tuple[bool, bool, bool]] = []
                     part = (_count_gems(prep, area, self.palette, prep.camera, self.thickness_mm, washed_out=flags,
                                         beside=(pile, sizes[i] * self.thickness_mm)), flags[0])
                 parts.append(part)
@@ -1237,8 +1242,10 @@ class ExplorationReader:
             counted.append(parts[1])  # type: ignore[arg-type]
         gems = _fade_guard([c[0] for c in counted], [c[1] for c in counted])
         self.read_places = tuple(done)
-        return tuple(_space_reading(i, top, g, None if face_up is None else face_up[i])
-                     for i, (top, g) in enumerate(zip(tops, gems, strict=True)))
+        faded = any(c[1][0] and c[1][1] for c in counted)
+        return tuple(_space_reading(i, top, g, None if face_up is None else face_up[i],
+                                    at_least=c[1][2] and not faded)
+                     for i, (top, g, c) in enumerate(zip(tops, gems, counted, strict=True)))
 
 
 @dataclass(frozen=True)
@@ -1376,7 +1383,7 @@ def _read_pile(prep: Prepared, pile: Rect, height_mm: float, palette: Palette, q
 
 def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
                 thickness_mm: float, *, most: int | None = None, oval: bool = True,
-                washed_out: list[tuple[bool, bool]] | None = None,
+                washed_out: list[tuple[bool, bool, bool]] | None = None,
                 beside: tuple[Rect, float] | None = None) -> tuple[tuple[int, ...], int, bool]:
     """The gems in a gem area: coloured ones (counts in COLOURS order) and mythical ones, and whether the count is
     sure.
@@ -1413,10 +1420,10 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
     # The pile beside the area, seen from a camera off to its side, leans over the area in the picture (its top is
     # its height nearer the camera): what it covers is no gem, and a gem may lie unseen under it.
     leaning = _pile_over(cam, beside, float(xs[0]), float(ys[0]), inside.shape) if beside is not None else None
+    hidden_room = False
     if leaning is not None:
         covered = leaning & inside
-        if covered.sum() >= 0.3 * one:
-            sure = False  # room for a gem unseen
+        hidden_room = bool(covered.sum() >= 0.3 * one)  # room for a gem unseen: the count is a lower bound
         inside = inside & ~cv2.dilate(leaning.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     light, a, b = lab[:, :, 0], lab[:, :, 1], lab[:, :, 2]
     chroma = np.hypot(a, b)
@@ -1439,7 +1446,7 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
         steady = len(totals) == 1 and None not in totals
         sure = sure and steady
     if washed_out is not None:
-        washed_out.append((washed, washed and not steady))
+        washed_out.append((washed, washed and not steady, hidden_room))
     counts = [0] * len(COLOURS)
     mythical = 0
     ref = palette.hues()
@@ -1491,7 +1498,11 @@ def _count_gems(prep: Prepared, area: Rect, palette: Palette, cam: CameraPlace,
             sure = False
     if sum(counts) + mythical > (most or GEMS_PER_AREA):
         sure = False  # a gem area never holds more than one refill (``most``)
-    return tuple(counts), mythical, bool(sure)
+    if hidden_room and washed_out is not None and sure:
+        washed_out[-1] = (washed, washed and not steady, True)  # counted clearly: at least these gems
+    elif washed_out is not None:
+        washed_out[-1] = (washed, washed and not steady, False)
+    return tuple(counts), mythical, bool(sure and not hidden_room)
 
 
 def _pile_over(cam: CameraPlace, beside: tuple[Rect, float], x0: float, y0: float,

@@ -160,6 +160,9 @@ class SpaceSeen:
     lightness: float = 0.0
     #: The gems were said by a player on the page (:meth:`PyramidoTable.correct`), not counted by the camera.
     corrected: bool = False
+    #: Counted clearly, but part of the area is hidden behind its pile: at least these gems (``gems_sure`` False);
+    #: taken only when they are the most the area can hold (then none can hide).
+    gems_at_least: bool = False
 
     def shows(self, domino: Domino) -> bool:
         return domino in self.tops
@@ -232,7 +235,8 @@ def space_of_reading(r: Any) -> SpaceSeen:
     mythical = getattr(r, "mythical", None)
     return SpaceSeen(r.pile, tops, bool(r.face_up), bool(r.sure), tuple(r.gems), bool(r.gems_sure),
                      None if mythical is None else int(mythical), colours=colours,
-                     lightness=float(getattr(r, "lightness", 0.0)))
+                     lightness=float(getattr(r, "lightness", 0.0)),
+                     gems_at_least=bool(getattr(r, "gems_at_least", False)))
 
 
 def _other_way(r: Any) -> Domino | None:
@@ -487,8 +491,9 @@ class PyramidoTable(TableAdapter):
         if exploration is not None:
             return TableView(tuple(views), exploration, moved, inventories=tuple(inventories))
         if not views:
-            raise SessionError("nothing of the table was read in this frame: are the players' mats and the "
-                               "exploration mat in view?")
+            # Said, not raised: the device goes on watching (a hand over the mats, a mat not found in one picture).
+            return PyramidView(-1, {}, problems=("nothing of the table was read in this picture: are the players' "
+                                                 "mats and the exploration mat in view?",))
         return views[0] if len(views) == 1 else PyramidsView(tuple(views))
 
     def correct(self, seen: Any, index: int, value: Any) -> Any:
@@ -550,6 +555,8 @@ class PyramidoTable(TableAdapter):
 
     def explain(self, state: Any, seen: Any) -> Explained:
         self.record = state
+        if isinstance(seen, PyramidView) and seen.seat < 0:
+            return Explained(problems=seen.problems)  # nothing was read (:meth:`observe`)
         if isinstance(seen, TableView):
             return self._explain_table(state, seen)
         if isinstance(seen, PyramidsView):
@@ -718,7 +725,8 @@ class PyramidoTable(TableAdapter):
         sp = ex.spaces[head.target - 1]
         have = s.spaces[head.target - 1].gems
         left = sum(1 for p in s.pending if p == head)
-        if not sp.gems_sure:
+        full = sp.gems_at_least and sp.mythical is not None and sum(sp.gems) + sp.mythical == sum(have) + left
+        if not sp.gems_sure and not full:  # at least the gems it holds once refilled: none can hide behind its pile
             return None, (f"the {left} gem{'s' if left > 1 else ''} still to draw into gem area {head.target} "
                           "are hard to count: enter them on the page",), False
         mythical = Gem.MYTHICAL.index
@@ -861,6 +869,10 @@ class PyramidoTable(TableAdapter):
                 gem = Gem.of(drops[0])
             elif sure and not drops and not rises and have[Gem.MYTHICAL.index] and lost in (None, 1):
                 gem = Gem.MYTHICAL
+            elif (missing := _one_missing(sp, have)) is not None:
+                # Part of the area hidden behind its pile, but it shows every gem it held but one: the most it can
+                # hold after the take, so none hides there, and the one missing was taken.
+                gem = missing
             else:
                 # The area cannot tell: the mover's inventory may (the gem taken lies there now).
                 gem = self._gem_in_inventory(s, seen, have)
@@ -1205,6 +1217,18 @@ def _question(state: Any) -> str | None:
     if head.kind is PendingKind.DOMINO_TO_LEGEND:
         return "The Legend takes the top of the deck onto his pile: choose the domino below if the device asks."
     return None
+
+
+def _one_missing(sp: SpaceSeen, have: Sequence[int]) -> Gem | None:
+    """The gem taken from an area counted clearly but partly hidden behind its pile (``gems_at_least``): when it
+    shows exactly what it held less one gem (no room left for a hidden one), that gem; else None."""
+    if not sp.gems_at_least or sp.mythical is None:
+        return None
+    seen = (*sp.gems, sp.mythical)
+    less = [have[g.index] - seen[g.index] for g in Gem]
+    if min(less) < 0 or sum(less) != 1:
+        return None
+    return next(g for g in Gem if less[g.index])
 
 
 def _gems_json(gems: Sequence[int]) -> dict[str, int]:
