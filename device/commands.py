@@ -89,8 +89,8 @@ def register(subparsers: Any) -> None:
         "record",
         help="render a recording of a simulated game (frames and its truth) to replay through the pipeline",
         description="Renders a complete simulated game with the project's own renderer into OUT/recording.json "
-                    "and OUT/frames/, with the true record to compare a replay with (companion replay OUT --json). "
-                    "Paša only so far: the board games' renderers are not wired in yet.",
+                    "and OUT/frames/, with the true record to compare a replay with (companion replay OUT --json): "
+                    "Paša's tray, or a board game's mats and pieces (no photograph of those pieces exists).",
     )
     record.add_argument("game", help="the game (pasa, pyradice, pyramido, dicetreasure)")
     record.add_argument("--seed", type=int, default=7, help="the simulated game's seed (default 7, the demo's)")

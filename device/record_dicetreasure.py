@@ -38,6 +38,16 @@ from engine.dicetreasure.observe import newly_claimed
 from engine.dicetreasure.simulate import eager_policy
 
 SIZE = (1280, 960)
+#: The frame a table of 3 or 4 players needs: at 1280x960 their five or six mats come out at 0.7-1.0 px/mm, a
+#: die 11-16 px, and the device's own camera check refuses the table ("a die is 11 px across, the readers need
+#: 16: ... use a higher resolution"); at 1920x1440 every mat of 6 rendered 3- and 4-player tables passes it
+#: (1.0-1.6 px/mm). The camera is set so at such a table (``[camera] width``, ``height``).
+LARGE_TABLE_SIZE = (1920, 1440)
+
+
+def size_for(players: int) -> tuple[int, int]:
+    """The camera frame a recording of ``players`` is rendered at (what the camera check asks for)."""
+    return SIZE if players <= 2 else LARGE_TABLE_SIZE
 FPS = 5.0
 #: Still frames per change: the filter confirms motion over 2 frames, then settles after 3 agreeing reads.
 STILL_FRAMES = 7
@@ -170,11 +180,13 @@ def _hand_over(image: np.ndarray, rng: random.Random) -> np.ndarray:
 
 
 def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = None, *, actions: int | None = None,
-         draw: str = "render", size: tuple[int, int] = SIZE) -> dict[str, Any]:
+         draw: str = "render", size: tuple[int, int] | None = None) -> dict[str, Any]:
     """Write a recording of a seeded Dice Treasure game to ``out`` (replaced); the recording's data.
 
     ``actions`` stops the game after that many actions (short recordings for tests); ``draw`` is "render"
-    (the lab renderer, the condition applied to every frame) or "plain" (synthetic pictures, truth only)."""
+    (the lab renderer, the condition applied to every frame) or "plain" (synthetic pictures, truth only);
+    ``size`` the camera frame (default :func:`size_for` the players)."""
+    size = size or size_for(players)
     if not GAME.min_players <= players <= GAME.max_players:
         raise ValueError(f"a Dice Treasure recording takes {GAME.min_players} to {GAME.max_players} players, "
                          f"got {players}")
