@@ -64,6 +64,13 @@ class NoSuchGameError(SessionError):
     http_status = 404
 
 
+class GameMovedOnError(SessionError):
+    """A change asked for from a page that showed an older state of the game (HTTP 409): another player, the
+    camera or a button acted in between, so the tap would land on another decision than the one it was for."""
+
+    http_status = 409
+
+
 @dataclass
 class Table:
     """What lies on the table as last read (the adapter's observation), whether it is accepted or waits
@@ -260,9 +267,18 @@ class GameSession:
             self.warnings = []
             self.publish()
 
-    def apply_text(self, text: str, origin: str) -> None:
-        game, _ = self._require_game()
-        self.apply(game.parse_action(text, self.state), origin)
+    def apply_text(self, text: str, origin: str, at: int | None = None) -> None:
+        """Take the action ``text``; ``at`` (from a page): the number of actions the page showed, refused when
+        the game has moved on since (:class:`GameMovedOnError`)."""
+        with self._lock:
+            game, _ = self._require_game()
+            self._check_at(at)
+            self.apply(game.parse_action(text, self.state), origin)
+
+    def _check_at(self, at: int | None) -> None:
+        if at is not None and at != len(self.history):
+            raise GameMovedOnError(f"the game has moved on since this page showed it ({at} actions then, "
+                                   f"{len(self.history)} now): look again and choose again")
 
     def legal(self) -> dict[str, Any]:
         """The legal actions now (text, label, group) and, when chance is awaited, what to enter, with the
@@ -306,10 +322,13 @@ class GameSession:
                     "version": version}
         return {"hint": advice.to_json(), "reason": None, "version": version}
 
-    def undo(self, origin: str) -> None:
+    def undo(self, origin: str, at: int | None = None) -> None:
+        """Take back the last action; ``at`` as for :meth:`apply_text` (an undo from a stale page would take
+        back another action than the one shown)."""
         with self._lock:
             game, adapter = self._require_game()
             assert self.record is not None
+            self._check_at(at)
             if not self.history:
                 raise SessionError("nothing to undo: no action in this game yet")
             self.log.append_undo(self.record.id, origin, self.frame_ref)

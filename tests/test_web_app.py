@@ -226,6 +226,24 @@ def test_a_board_game_is_set_up_and_played_on_the_page(client: FlaskClient, sess
     assert again.resume() and again.state == session.state
 
 
+def test_a_tap_from_a_page_that_showed_an_older_state_is_refused(client: FlaskClient, session: GameSession) -> None:
+    """Two players tap "pass" on two pages showing one decision: the first is taken, the second would land on the
+    next decision and is refused (409, in words) instead; an undo from a stale page too. Nothing is logged."""
+    pair(client, session)
+    post(client, "/api/game", {"game": "pyradice", "players": ["Anna", "Ben"], "mode": "offline", "seed": 5})
+    post(client, "/api/action", {"text": client.get("/api/legal").get_json()["chance"]["example"], "at": 0})
+    shown = client.get("/api/state").get_json()["game"]["action_count"]
+    first = client.get("/api/legal").get_json()["legal"][0]["text"]
+    assert post(client, "/api/action", {"text": first, "at": shown}).status_code == 200
+    again = client.get("/api/legal").get_json()["legal"][0]["text"]
+    stale = post(client, "/api/action", {"text": again, "at": shown})
+    assert stale.status_code == 409 and "moved on" in stale.get_json()["error"]
+    assert post(client, "/api/undo", {"at": shown}).status_code == 409
+    assert client.get("/api/state").get_json()["game"]["action_count"] == shown + 1
+    assert post(client, "/api/action", {"text": again, "at": -1}).status_code == 400
+    assert post(client, "/api/undo", {"at": shown + 1}).status_code == 200  # the page that saw it may undo it
+
+
 class FakeSession:
     """The protocol the page needs, and nothing of the device: what the app asks is recorded."""
 
@@ -249,14 +267,14 @@ class FakeSession:
     def legal(self) -> dict[str, Any]:
         return {"legal": [{"text": "take 1", "label": "Take one", "group": "take"}], "chance": None, "version": 1}
 
-    def apply_text(self, text: str, origin: str) -> None:
+    def apply_text(self, text: str, origin: str, at: int | None = None) -> None:
         from engine.errors import IllegalActionError
 
         if text != "take 1":
             raise IllegalActionError(f"{text!r} refused")
         self.calls.append(("apply_text", text, origin))
 
-    def undo(self, origin: str) -> None:
+    def undo(self, origin: str, at: int | None = None) -> None:
         self.calls.append(("undo", origin))
 
     def correct(self, index: int, value: Any, origin: str = "page") -> None:

@@ -173,19 +173,29 @@ def confirm() -> Any:
 @bp.post("/action")
 @protected()
 def action() -> Any:
-    """An action as the game's text: ``{"text": "choose pasa"}``, ``"stop"``, ``"enter ones 3"``..."""
-    text = json_body().get("text")
+    """An action as the game's text: ``{"text": "choose pasa"}``, ``"stop"``, ``"enter ones 3"``...; with
+    ``"at"``, the number of actions the page showed, it is refused (409) if the game has moved on since."""
+    data = json_body()
+    text = data.get("text")
     if not isinstance(text, str) or not text.strip():
         abort(400, "'text' must be the action's text, e.g. \"choose ones\" or \"stop\"")
-    services().session.apply_text(text, "page")
+    services().session.apply_text(text, "page", _at(data))
     return _ok()
 
 
 @bp.post("/undo")
 @protected()
 def undo() -> Any:
-    services().session.undo("page")
+    """Take back the last action (``"at"`` as for an action)."""
+    services().session.undo("page", _at(json_body()))
     return _ok()
+
+
+def _at(data: dict[str, Any]) -> int | None:
+    at = data.get("at")
+    if at is not None and (isinstance(at, bool) or not isinstance(at, int) or at < 0):
+        abort(400, "'at' must be the number of actions the page showed (a whole number)")
+    return at
 
 
 @bp.post("/game")

@@ -73,6 +73,11 @@ export function clearErrors(where) {
 
 /** POST ``body`` as JSON; on a refusal show the server's reason next to ``where``. Returns the JSON. */
 export async function post(url, body = {}, where = "pairing") {
+  // An action or an undo says which state of the game the page showed: the device refuses it (409) if the game
+  // moved on in between (another player's tap, the camera, a button), rather than apply it to another decision.
+  if ((url === "/api/action" || url === "/api/undo") && body.at === undefined && latest && latest.game) {
+    body = {...body, at: latest.game.action_count};
+  }
   let response;
   try {
     response = await fetch(url, {
