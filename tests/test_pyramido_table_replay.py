@@ -391,6 +391,14 @@ def test_a_table_a_turn_ahead_never_gives_this_turns_flip() -> None:
         explained = adapter.explain(s, adapter.observe(adapter.truth_readings(truth_of(ahead[0])), moved=True))
         # Whatever is taken is the true record's next actions (the flip of this turn, never the next player's).
         assert list(explained.actions) == true[:len(explained.actions)]
+        # This turn's flip missed (the pile it turned up reads as a back), the placement not yet seen: the table
+        # has still moved on (the next player took), so the device asks; it never waits in silence (replay 4708).
+        missed = truth_of(ahead[0])
+        flipped = int(game.action_text(true[0]).split()[1]) - 1
+        missed["spaces"][flipped]["face_up"] = None
+        missed["pyramids"] = {str(i): cells for i, cells in truth_of(s)["pyramids"].items()}
+        asked = adapter.explain(s, adapter.observe(adapter.truth_readings(missed), moved=True))
+        assert asked.actions or asked.problems
         checked += 1
     assert checked >= 10
 

@@ -967,6 +967,15 @@ class PyramidoTable(TableAdapter):
             if placed:
                 return None, ("the domino is placed but which pile was turned up is not seen: choose the pile on the "
                               "page",)
+            moved_on = [i + 1 for i in self._ahead(s, ex)]
+            if moved_on:
+                # No pile read turned up, yet the table has moved past the record (the next player has taken): the
+                # flip was missed (a pile turned up that reads no lighter than its back). Waiting would wait for
+                # ever (replay 4708 followed nothing after its action 204): ask.
+                return None, (f"no pile is seen turned up, but space{'s' if len(moved_on) > 1 else ''} "
+                              f"{' and '.join(map(str, moved_on))} of the exploration area "
+                              f"{'do' if len(moved_on) > 1 else 'does'} not look as the record says: the table has "
+                              "moved on; enter the pile turned up on the page",)
             return None, ()
         moved_on = [i + 1 for i in self._ahead(s, ex)]
         if moved_on:
