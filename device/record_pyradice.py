@@ -38,15 +38,6 @@ from engine.pyradice.quarry import position_text
 from engine.pyradice.state import Pass, Phase, PyradiceState, Skill
 
 SIZE = (1280, 960)
-#: The frame a 4-player table needs: at 1280x960 its five mats come out at 0.9-1.2 px/mm and the device's own
-#: camera check refused one of three rendered 4-player tables (a die 15 px across, the readers need 16); 2 and 3
-#: players passed on every one (1.0-1.6 px/mm). At 1920x1440 the mats are at 1.4-1.8 px/mm.
-LARGE_TABLE_SIZE = (1920, 1440)
-
-
-def size_for(players: int) -> tuple[int, int]:
-    """The camera frame a recording of ``players`` is rendered at (what the camera check asks for)."""
-    return SIZE if players <= 3 else LARGE_TABLE_SIZE
 FPS = 5.0
 STILL_FRAMES = 7  # per settle: the filter accepts after 3 agreeing still frames; inputs come after
 INPUT_AT = 5
@@ -163,13 +154,10 @@ def play(seed: int, players: int) -> tuple[PyradiceState, list[Any]]:
 
 
 def make(out: Path, seed: int, players: int = 2, condition: str | None = None,
-         size: tuple[int, int] | None = None, teach: bool = True) -> dict[str, Any]:
+         size: tuple[int, int] = SIZE, teach: bool = True) -> dict[str, Any]:
     """Render the recording of seeded game ``seed`` for ``players`` into ``out`` (replaced); return its data.
-    ``teach=False`` leaves the colours untaught (the nominal palette; a recording for the truth reader);
-    ``size`` is the camera frame (default :func:`size_for` the players)."""
+    ``teach=False`` leaves the colours untaught (the nominal palette; a recording for the truth reader)."""
     from vision.conditions import parse_condition
-
-    size = size or size_for(players)
 
     game = find_game("pyradice")
     if not game.min_players <= players <= game.max_players:
