@@ -213,6 +213,18 @@ class _Stub:
         return self.reading
 
 
+def _truth(state: Any) -> dict[str, Any]:
+    """What a perfect picture of ``state`` shows, as a recording's truth: every board, the quarry, its covered dice."""
+    from engine.pyradice.pyramid import slot_text
+    from engine.pyradice.quarry import position_text
+
+    q = state.quarry
+    return {"boards": {str(i + 1): {slot_text(s): str(d) for s, d in p.pyramid.items()}
+                       for i, p in enumerate(state.players)},
+            "quarry": {position_text(p): str(d) for p, d in q.dice.items()},
+            "covered": [position_text(p) for p in q.dice if q.covered(p)], "reserves": {}, "hidden": {}}
+
+
 def test_a_slot_read_empty_where_the_game_has_a_die_is_in_doubt_and_no_news() -> None:
     """Dice never leave a pyramid: a slot read empty, however sure the look, where the game has a die (a white die
     on a light board at a 4-player table's scale read so in tuning replay 5303, and was asked about as a die
@@ -221,15 +233,10 @@ def test_a_slot_read_empty_where_the_game_has_a_die_is_in_doubt_and_no_news() ->
     from device.tables.pyradice import EMPTY_UNDER_BELIEF, SWAPPED, reading_from_truth
     from engine.game import find_game
     from engine.pyradice.pyramid import slot_text
-    from engine.pyradice.quarry import position_text
 
     state = seeded_state(45, 2, 10)
     seat = state.turn + 1
-    q = state.quarry
-    truth: dict[str, Any] = {"boards": {str(i + 1): {slot_text(s): str(d) for s, d in p.pyramid.items()}
-                        for i, p in enumerate(state.players)},
-             "quarry": {position_text(p): str(d) for p, d in q.dice.items()},
-             "covered": [position_text(p) for p in q.dice if q.covered(p)], "reserves": {}, "hidden": {}}
+    truth = _truth(state)
     slot = sorted(state.mover.pyramid)[0]
     del truth["boards"][str(seat)][slot_text(slot)]  # one look finds no die there
     watch = ChangeWatch(_Stub(reading_from_truth(truth, 2)))
@@ -266,12 +273,7 @@ def test_a_die_read_in_doubt_is_carried_as_the_game_has_it_once_its_owners_turn_
     game = find_game("pyradice")
     state = seeded_state(45, 2, 10)
     seat = state.turn + 1
-    q = state.quarry
-    truth: dict[str, Any] = {"boards": {str(i + 1): {slot_text(s): str(d) for s, d in p.pyramid.items()}
-                                        for i, p in enumerate(state.players)},
-                             "quarry": {position_text(p): str(d) for p, d in q.dice.items()},
-                             "covered": [position_text(p) for p in q.dice if q.covered(p)],
-                             "reserves": {}, "hidden": {}}
+    truth = _truth(state)
     slot = sorted(state.mover.pyramid)[0]
     del truth["boards"][str(seat)][slot_text(slot)]
     take = next(a for a in game.legal_actions(state) if a.kind == "take")

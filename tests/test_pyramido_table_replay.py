@@ -169,18 +169,11 @@ def test_gems_seen_on_a_table_that_has_moved_on_are_never_taken_as_this_turns_dr
     # Seed 4204's replay (a held-out recording, looked at since) fell a turn behind and took the gems of a later
     # refill, seen in the area being refilled, as this turn's draws: a wrong action. Gems are drawn only from a
     # table whose other spaces look as the record says.
-    import random
 
     from engine.pyramido.game import Draw, PendingKind
 
     game = find_game("pyramido")
-    rng = random.Random(4)
-    state = game.initial_state(["Anna", "Ben"], seed=4)
-    states = [state]
-    while not game.status(state).finished and len(states) < 400:
-        state = game.apply(state, game.random_chance(state, rng) if state.pending
-                           else rng.choice(game.legal_actions(state)))
-        states.append(state)
+    states = _random_game(["Anna", "Ben"], 4, 400)
     adapter = PyramidoTable(game)
     checked = moved_on = 0
     for k, s in enumerate(states):
@@ -361,16 +354,9 @@ def test_a_table_a_turn_ahead_never_gives_this_turns_flip() -> None:
     # Seed 4704's replay (held out, looked at since) fell a turn behind and took the next player's pile turned up as
     # this turn's flip: a wrong action (the table showed the domino in hand placed, the next player's take and flip).
     # A pile is turned up only on a table whose spaces look as the record says (the draws are done by then).
-    import random
 
     game = find_game("pyramido")
-    rng = random.Random(8)
-    state = game.initial_state(["Anna", "Ben", "Cleo"], seed=8)
-    states = [state]
-    while not game.status(state).finished and len(states) < 300:
-        state = game.apply(state, game.random_chance(state, rng) if state.pending
-                           else rng.choice(game.legal_actions(state)))
-        states.append(state)
+    states = _random_game(["Anna", "Ben", "Cleo"], 8, 300)
     adapter = PyramidoTable(game)
     checked = 0
     for k, s in enumerate(states):
@@ -411,3 +397,18 @@ def test_a_picture_where_nothing_of_the_table_is_read_is_said_not_raised() -> No
     adapter = PyramidoTable(game)
     explained = adapter.explain(state, adapter.observe([], moved=False))
     assert explained.actions == () and "nothing of the table was read" in explained.problems[0]
+
+
+def _random_game(players: list[str], seed: int, most: int) -> list[Any]:
+    """Every state of a seeded random game (chance drawn from the same generator), at most ``most`` of them."""
+    import random
+
+    game = find_game("pyramido")
+    rng = random.Random(seed)
+    state = game.initial_state(players, seed=seed)
+    states = [state]
+    while not game.status(state).finished and len(states) < most:
+        state = game.apply(state, game.random_chance(state, rng) if state.pending
+                           else rng.choice(game.legal_actions(state)))
+        states.append(state)
+    return states

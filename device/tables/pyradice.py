@@ -24,7 +24,7 @@ device's own (player count, colours taught); it reads each still frame with the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -308,15 +308,10 @@ class PyradiceTable(TableAdapter):
     def _overrule(self, state: PyradiceState, reading: Any) -> None:
         """The players moved the game on past a question about ``reading``: every slot it read sure that the game
         now has another die on (or a die where it read none) is a reading they overrode."""
-        for board in reading.boards:
-            if not board.seen or board.seat > len(state.players):
-                continue
-            pyramid = state.players[board.seat - 1].pyramid
-            for s in board.slots:
-                read = s.die.die if s.occupied and s.die is not None else None
-                # Only where the game has a die: a die read where the game has none yet may be the one in hand.
-                if not s.unsure and pyramid.get(s.slot) is not None and read != pyramid.get(s.slot):
-                    self._overridden[(board.seat, s.slot)] = read
+        for seat, slot, read, game_die in _sure_differences(state, reading):
+            # Only where the game has a die: a die read where the game has none yet may be the one in hand.
+            if game_die is not None:
+                self._overridden[(seat, slot)] = read
 
     def _overrode(self, seat: int, slot: Slot, read: Die | None) -> bool:
         key = (seat, slot)
@@ -1046,17 +1041,24 @@ def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
         p.unsure for p in reading.quarry.positions) or (reserve is not None and reserve.unsure)
 
 
-def _sure_news(state: PyradiceState, reading: Any, overrode: Callable[[int, Slot, Die | None], bool]) -> bool:
-    """Whether ``reading`` shows, read sure, anything the game does not have: a slot of any board (not a reading
-    the players overrode), a quarry position's die gone or there, or a reserve."""
+def _sure_differences(state: PyradiceState, reading: Any) -> Iterator[tuple[int, Slot, Die | None, Die | None]]:
+    """Every slot of a board seen that ``reading`` reads sure and otherwise than the game: (seat, slot, the die
+    read or None, the game's die or None)."""
     for board in reading.boards:
         if not board.seen or board.seat > len(state.players):
             continue
         pyramid = state.players[board.seat - 1].pyramid
         for s in board.slots:
             read = s.die.die if s.occupied and s.die is not None else None
-            if not s.unsure and read != pyramid.get(s.slot) and not overrode(board.seat, s.slot, read):
-                return True
+            if not s.unsure and read != pyramid.get(s.slot):
+                yield board.seat, s.slot, read, pyramid.get(s.slot)
+
+
+def _sure_news(state: PyradiceState, reading: Any, overrode: Callable[[int, Slot, Die | None], bool]) -> bool:
+    """Whether ``reading`` shows, read sure, anything the game does not have: a slot of any board (not a reading
+    the players overrode), a quarry position's die gone or there, or a reserve."""
+    if any(not overrode(seat, slot, read) for seat, slot, read, _ in _sure_differences(state, reading)):
+        return True
     q = state.quarry
     if reading.quarry.seen and any(not p.unsure and p.present != q.present(p.position)
                                    for p in reading.quarry.positions):
