@@ -42,6 +42,8 @@ from engine.dicetreasure.cards import (
 
 #: Where the card to enrol lies: the first card spot of player 1's mat.
 ENROL_ZONE = "motif-cards-1"
+#: The owners' own deck on the device, beside the event log (the page's enrolment writes it).
+DECK_FILE = "deck.json"
 
 
 def register(subparsers: Any) -> None:

@@ -205,7 +205,9 @@ class GameSession:
         if not isinstance(options, Mapping) or not all(isinstance(v, str) for v in options.values()):
             raise SetupError("options", "'options' must map rule option names to values (text)")
         try:
-            resolved = rules.resolve_options(self._own_pieces(rules.name, {str(k): v for k, v in options.items()}))
+            given = self._adapter_factory(rules).record_options({str(k): v for k, v in options.items()},
+                                                                self.log.path.parent)
+            resolved = rules.resolve_options(given)
         except GameError as exc:
             raise SetupError("options", str(exc)) from None
         if mode not in MODES:
@@ -221,20 +223,6 @@ class GameSession:
         except (GameError, SessionError) as exc:
             raise SetupError(None, f"{rules.title} cannot be set up so: {exc}") from None
         return rules, names, resolved, str(mode), seed
-
-    def _own_pieces(self, game: str, options: dict[str, str]) -> dict[str, str]:
-        """Options that name what the owners taught this device, as the game's record keeps them: Dice
-        Treasure's ``deck=own`` becomes the enrolled deck itself, so the record never depends on a file."""
-        if game != "dicetreasure" or options.get("deck") != "own":
-            return options
-        from device.deck import read_file
-        from engine.dicetreasure.game import record_deck
-
-        data = read_file(self._setup().deck_path)
-        if not data["motif_cards"]:
-            raise SetupError("options", "deck=own: no motif card is enrolled on this device yet; enrol your cards "
-                                        "under Mats and camera (Dice Treasure), or play the stand-in deck")
-        return {**options, "deck": record_deck(data)}
 
     def new_game(
         self, players: object, options: object = None, *, game: object, mode: object = "camera", seed: object = None,
@@ -614,8 +602,8 @@ class GameSession:
             "title": game.title,
             "mode": record.mode,
             "players": list(record.players),
-            "options": shown_options(record.options),
-            "pieces": pieces_words(game.name, record.options),
+            "options": adapter.shown_options(record.options),
+            "pieces": adapter.pieces(record.options),
             "seed": record.seed,
             "status": {
                 "to_move": status.to_move,
@@ -752,26 +740,6 @@ class GameSession:
             image = cv2.resize(image, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         return buf.tobytes() if ok else None
-
-
-def shown_options(options: Mapping[str, str]) -> dict[str, str]:
-    """A game's rule options for the page: an own deck the record keeps whole is its choice, ``own``."""
-    return {k: "own" if k == "deck" and v.startswith("{") else v for k, v in options.items()}
-
-
-def pieces_words(game: str, options: Mapping[str, str]) -> str | None:
-    """Which pieces the game is played with, where the owners may teach their own (Dice Treasure's deck)."""
-    if game != "dicetreasure":
-        return None
-    deck = options.get("deck", "stand-in")
-    if not deck.startswith("{"):
-        return "stand-in deck (invented card patterns, not your box's)"
-    from engine.dicetreasure.cards import MOTIF_CARD_COUNT
-
-    data = json.loads(deck)
-    cards = len(data.get("motif_cards", []))
-    return (f"own deck: {data.get('name') or 'our box'}, {cards} motif cards"
-            + (" (partial)" if cards < MOTIF_CARD_COUNT else ""))
 
 
 def action_words(game: Game[Any, Any], before: Any, action: Any, after: Any) -> str:

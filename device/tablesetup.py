@@ -25,8 +25,6 @@ from vision.registration import MarkerFinder, annotate
 
 #: The widest annotated frame the page is sent.
 VIEW_WIDTH = 960
-#: The owners' own Dice Treasure deck, beside the event log.
-DECK_FILE = "deck.json"
 
 
 class TableSetup:
@@ -103,6 +101,8 @@ class TableSetup:
     # --- the owners' own Dice Treasure deck -------------------------------------------------------------------
     @property
     def deck_path(self) -> Path:
+        from device.deck import DECK_FILE
+
         return self.state_dir / DECK_FILE
 
     def deck(self) -> dict[str, Any]:
@@ -112,7 +112,7 @@ class TableSetup:
 
         data = read_file(self.deck_path)
         cards = data["motif_cards"]
-        warnings = deck_warnings(parse_deck(data, DECK_FILE)) if cards else []
+        warnings = deck_warnings(parse_deck(data, self.deck_path.name)) if cards else []
         return {"name": data.get("name", ""), "file": str(self.deck_path), "saved": self.deck_path.exists(),
                 "motif_cards": len(cards), "of": MOTIF_CARD_COUNT, "partial": len(cards) < MOTIF_CARD_COUNT,
                 "bonus_cards": len(data.get("bonus_cards", [])), "warnings": warnings,

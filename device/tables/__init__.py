@@ -72,6 +72,21 @@ class TableAdapter(ABC):
         self.game = game
         self.cursor = 0  # index into the legal actions that NEXT moves and CONFIRM takes
 
+    # --- the game's set-up ------------------------------------------------------------------------
+    def record_options(self, options: dict[str, str], state_dir: Path) -> dict[str, str]:
+        """The rule options as the game's record keeps them: an option naming what the owners taught this device
+        (``state_dir``) becomes what was taught, so that the record never depends on a file. Default: as given."""
+        return options
+
+    def shown_options(self, options: Mapping[str, str]) -> dict[str, str]:
+        """A record's rule options as the page's set-up form shows them (their choices, not what they keep)."""
+        return dict(options)
+
+    def pieces(self, options: Mapping[str, str]) -> str | None:
+        """Which pieces the game is played with, in words, where the owners may teach their own (None: no
+        such choice)."""
+        return None
+
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
         """The reader of this game's pieces for ``table`` (a recording's "table" section, or the device's own:

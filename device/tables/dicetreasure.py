@@ -20,9 +20,11 @@ active player may claim (offered, so that nobody loses it by not typing a claim)
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,8 +32,9 @@ import numpy as np
 from device.errors import SessionError
 from device.tables import Explained, TableAdapter, explained_by, mark_reading
 from engine.dice import Die
+from engine.dicetreasure.cards import MOTIF_CARD_COUNT
+from engine.dicetreasure.game import DECK_JSON_START, bonus_offers
 from engine.dicetreasure.game import GAME as DICE_TREASURE
-from engine.dicetreasure.game import bonus_offers
 from engine.dicetreasure.observe import (
     Explanation,
     TableSeen,
@@ -260,6 +263,35 @@ class DiceTreasureTable(TableAdapter):
         self._halves: dict[Any, int] = {}
 
     # --- reading the table ----------------------------------------------------------------------
+    # --- the game's set-up: the owners' own deck ---------------------------------------------------
+    def record_options(self, options: dict[str, str], state_dir: Path) -> dict[str, str]:
+        """``deck=own`` becomes the deck enrolled on this device itself (``engine.dicetreasure.game.record_deck``),
+        so a game replays with the cards it was played with whatever is enrolled later."""
+        if options.get("deck") != "own":
+            return options
+        from device.deck import DECK_FILE, read_file
+        from engine.dicetreasure.game import record_deck
+
+        data = read_file(state_dir / DECK_FILE)
+        if not data["motif_cards"]:
+            raise InvalidActionError("deck=own: no motif card is enrolled on this device yet; enrol your cards "
+                                     "under Mats and camera (Dice Treasure), or play the stand-in deck")
+        return {**options, "deck": record_deck(data)}
+
+    def shown_options(self, options: Mapping[str, str]) -> dict[str, str]:
+        """An own deck the record keeps whole is shown as its choice, ``own``."""
+        return {k: "own" if k == "deck" and v.startswith(DECK_JSON_START) else v for k, v in options.items()}
+
+    def pieces(self, options: Mapping[str, str]) -> str | None:
+        """Which deck: the stand-in (said as such), or the owners' own by its name and size."""
+        deck = options.get("deck", "stand-in")
+        if not deck.startswith(DECK_JSON_START):
+            return "stand-in deck (invented card patterns, not your box's)"
+        data = json.loads(deck)
+        cards = len(data.get("motif_cards", []))
+        return (f"own deck: {data.get('name') or 'our box'}, {cards} motif cards"
+                + (" (partial)" if cards < MOTIF_CARD_COUNT else ""))
+
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
         """The reader of a Dice Treasure table: ``players`` (the mats printed for them), ``deck`` ("stand-in",
         or a deck file's path), ``lessons`` ({"die": {colour: CIELAB}}: the dice colours taught here)."""
