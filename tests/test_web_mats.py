@@ -175,14 +175,13 @@ def test_the_owners_deck_is_enrolled_card_by_card_from_the_camera(client: FlaskC
     assert removed["motif_cards"] == 0 and json.loads((tmp_path / "deck.json").read_text())["motif_cards"] == []
 
 
-def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(client: FlaskClient,
-                                                                               session: GameSession,
-                                                                               tmp_path: Path) -> None:
+def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(
+        client: FlaskClient, session: GameSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
     from device.deck import write_file
     from device.tables import live_table
-    from engine.dicetreasure import load_deck, sample_deck
+    from engine.dicetreasure import sample_deck
     from vision.dicetreasure_read import canonical_entry
 
     def new_game(options: dict[str, str]) -> Any:
@@ -206,8 +205,15 @@ def test_a_game_is_played_with_the_enrolled_deck_and_its_record_keeps_that_deck(
     # Enrolling more later never changes the game's own deck: its record keeps the cards it was played with.
     write_file(tmp_path / "deck.json", {**json.loads((tmp_path / "deck.json").read_text()), "motif_cards": mine[:2]})
     assert session.resume() and len(session.state.draw_pile) == 5
-    table = live_table(tmp_path, "dicetreasure", 2, session.record.options)  # what the camera's reader loads
-    assert [c.id for c in load_deck(table["deck"]).motif_cards] == [f"blue-{n}" for n in range(1, 6)]
+    # The camera's reader at this table identifies cards against that deck.
+    import vision.dicetreasure_read as dtr
+    from device.tables import adapter_for
+
+    decks: list[Any] = []
+    real = dtr.DiceTreasureReader
+    monkeypatch.setattr(dtr, "DiceTreasureReader", lambda deck, **kw: decks.append(deck) or real(deck, **kw))
+    adapter_for(session.game).frame_reader(live_table(tmp_path, "dicetreasure", 2, session.record.options))
+    assert [c.id for c in decks[0].motif_cards] == [f"blue-{n}" for n in range(1, 6)]
     assert new_game({"deck": "{not json"}).status_code == 400  # a forged record option is refused, named
 
 

@@ -23,9 +23,7 @@ built by hand, so its table logic is tested before its reader exists.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import os
 from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -255,25 +253,14 @@ ADAPTER_MODULES: Mapping[str, str] = {
 def live_table(state_dir: str | Path, game: str, players: int,
                options: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The device's own "table" section for a game's :meth:`TableAdapter.frame_reader`: the player count (the
-    mats printed for it), the colours taught at this table (``device.teaching``'s store, by piece) and, for a
-    game played with the owners' own cards (Dice Treasure's ``deck`` option holding the deck), that deck as a
-    file the reader loads (``decks/SHA.json``: named by its content, so it is written once and never changes)."""
+    mats printed for it), the colours taught at this table (``device.teaching``'s store, by piece) and the game's
+    rule options as its record keeps them (Dice Treasure's own deck among them)."""
     from device.teaching import TeachingStore  # only where a board game is read
 
     store = TeachingStore(state_dir)
     pieces = store.report(game).get("pieces", {})
     lessons = {piece: {name: list(lab) for name, lab in store.taught(game, piece).items()} for piece in pieces}
-    table: dict[str, Any] = {"players": players, "lessons": lessons, "state_dir": str(state_dir)}
-    deck = (options or {}).get("deck", "")
-    if deck.startswith("{"):
-        path = Path(state_dir) / "decks" / f"{hashlib.sha256(deck.encode('utf-8')).hexdigest()[:16]}.json"
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(deck + "\n", encoding="utf-8")
-            os.replace(tmp, path)
-        table["deck"] = str(path)
-    return table
+    return {"players": players, "lessons": lessons, "state_dir": str(state_dir), "options": dict(options or {})}
 
 
 def adapter_class(name: str) -> type[TableAdapter]:

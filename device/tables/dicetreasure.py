@@ -33,7 +33,7 @@ from device.errors import SessionError
 from device.tables import Explained, TableAdapter, explained_by, mark_reading
 from engine.dice import Die
 from engine.dicetreasure.cards import MOTIF_CARD_COUNT
-from engine.dicetreasure.game import DECK_JSON_START, bonus_offers
+from engine.dicetreasure.game import DECK_JSON_START, bonus_offers, recorded_deck
 from engine.dicetreasure.game import GAME as DICE_TREASURE
 from engine.dicetreasure.observe import (
     Explanation,
@@ -294,7 +294,8 @@ class DiceTreasureTable(TableAdapter):
 
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
         """The reader of a Dice Treasure table: ``players`` (the mats printed for them), ``deck`` ("stand-in",
-        or a deck file's path), ``lessons`` ({"die": {colour: CIELAB}}: the dice colours taught here)."""
+        or a deck file's path; at the device, the game's ``options``' deck), ``lessons`` ({"die": {colour:
+        CIELAB}}: the dice colours taught here)."""
         import cv2
 
         from engine.dicetreasure import load_deck, sample_deck
@@ -308,8 +309,10 @@ class DiceTreasureTable(TableAdapter):
             players = 0
         if not 1 <= players <= 4:
             raise SessionError("the Dice Treasure table names no player count (1 to 4): the mats depend on it")
-        deck_name = str(table.get("deck") or "stand-in")
-        deck = sample_deck() if deck_name == "stand-in" else load_deck(deck_name)
+        # A recording names its deck; at the device the game's own options say it (an own deck kept whole).
+        deck_name = str(table.get("deck") or (table.get("options") or {}).get("deck") or "stand-in")
+        deck = (sample_deck() if deck_name == "stand-in" else recorded_deck(deck_name)
+                if deck_name.startswith(DECK_JSON_START) else load_deck(deck_name))
         lessons = (table.get("lessons") or {}).get("die") or {}
         base = dicetreasure_palette()
         taught = dict(base.colours)
