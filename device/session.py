@@ -693,7 +693,7 @@ class GameSession:
         """Teach ``game``'s die colours from the dice in the latest camera frame (Pyramido: its block colours
         from player 1's pyramid mat)."""
         with self._lock:
-            return self._setup().teach_dice(game, players)
+            return self._setup().teach_colours(game, players)
 
     def deck(self) -> dict[str, Any]:
         """The Dice Treasure deck enrolled on this device so far."""

@@ -73,7 +73,7 @@ class TableSetup:
 
         return TeachingStore(self.state_dir).report(game)
 
-    def teach_dice(self, game: str, players: int | None = None) -> dict[str, Any]:
+    def teach_colours(self, game: str, players: int | None = None) -> dict[str, Any]:
         """Teach ``game``'s die colours from the dice in the latest frame (one die of each colour in view), or
         Pyramido's block colours from player 1's pyramid mat (dominoes showing each colour laid on it)."""
         from device.teaching import TeachingStore
