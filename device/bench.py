@@ -10,6 +10,10 @@ event that carries the new action. Dice are read only while the table is still a
 the reader's own cost per frame is printed too (the rate if every frame had to be read).
 Targets: >= 15 frames/s, delay < 150 ms median, < 250 MB.
 
+``companion bench live --recording DIR`` plays a board game's recording the same way, as ``companion run
+--source replay:DIR`` would (the recorded table's reader, the players answering from the recording's truth):
+the delay from a settled table to its event (reading the table included) and the running companion's memory.
+
 ``python -m device.bench soak`` (``make soak``) prints the reliability figures of docs/benchmarks.md: SIGKILL
 crash consistency through every game, an endpoint fuzz, the page under idle connections and held streams,
 and an RSS soak (the section at the end of this module).
@@ -36,8 +40,9 @@ import cv2
 from device.appliance import Appliance, Reader, choose_reader
 from device.commands import DEMO_RECORDING
 from device.config import Config
+from device.errors import UsageError
 from device.recording import load_recording
-from device.sources import Frame, read_frame_file
+from device.sources import Frame, ReplaySource, read_frame_file
 
 
 def _frames(limit: int) -> Iterator[Frame]:
@@ -50,78 +55,134 @@ def _frames(limit: int) -> Iterator[Frame]:
         yield Frame(last[1], i, 0.0, truth=info.dice, inputs=info.inputs)
 
 
-def _one_run(frames: Iterable[Frame], reader: Reader, reads: list[float]) -> tuple[float, list[float]]:
-    config = Config().replace(panel={"mode": "none"})
-
+def _timed(read: Reader, reads: list[float]) -> Reader:
     def timed_reader(frame: Frame) -> Any:
         start = time.perf_counter()
         try:
-            return reader(frame)
+            return read(frame)
         finally:
             reads.append(time.perf_counter() - start)
 
+    return timed_reader
+
+
+def _one_run(frames: Iterable[Frame], reader: Reader, reads: list[float]) -> tuple[float, list[float]]:
+    """The bundled Paša recording's first frames through an appliance with the dice reader timed."""
+    config = Config().replace(panel={"mode": "none"})
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp, \
-            Appliance(config, None, timed_reader, state_dir=Path(tmp)) as app:
+            Appliance(config, None, _timed(reader, reads), state_dir=Path(tmp)) as app:
         app.session.new_game(["Anna", "Ben"], {}, game="pasa", mode="camera")
-        address = app.start_web("127.0.0.1", 0)
-        port = int(address.rstrip("/").rsplit(":", 1)[1])
-        started: dict[int, float] = {}
-        received: dict[int, tuple[float, int]] = {}
-        frame_start = [0.0]
-        publish = app.hub.publish
-
-        def timed_publish(snapshot: dict[str, Any]) -> int:
-            version = publish(snapshot)
-            started[version] = frame_start[0]
-            return version
-
-        app.hub.publish = timed_publish  # type: ignore[method-assign]
-        ready = threading.Event()
-
-        def client() -> None:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            conn.request("GET", "/api/events")
-            response = conn.getresponse()
-            ready.set()
-            event_id = 0
-            while True:
-                line = response.fp.readline()
-                if not line:
-                    break
-                if line.startswith(b"id: "):
-                    event_id = int(line[4:])
-                elif line.startswith(b"data: "):
-                    data = json.loads(line[6:])
-                    game = data.get("game") or {}
-                    received[event_id] = (time.perf_counter(), int(game.get("action_count", 0)))
-            conn.close()
-
-        reader_thread = threading.Thread(target=client, daemon=True)
-        reader_thread.start()
-        ready.wait(10)
-        time.sleep(0.2)
-        elapsed = 0.0
-        processed = 0
-        for frame in frames:
-            processed += 1
-            frame_start[0] = time.perf_counter()
-            app.pipeline.process(frame, frame.inputs)
-            elapsed += time.perf_counter() - frame_start[0]
-        time.sleep(0.3)
-        delays = []
-        last_count = 0
-        for version in sorted(received):
-            at, count = received[version]
-            if count > last_count and version in started and started[version] > 0:
-                delays.append((at - started[version]) * 1000)
-            last_count = count
-    return processed / elapsed, delays
+        return _measure(app, frames)
 
 
-def run(args: argparse.Namespace) -> int:
+def _table_run(path: Path, limit: int, reader: Reader, reads: list[float]) -> tuple[float, list[float], int]:
+    """A board game's recording through the appliance as ``companion run --source replay:DIR`` plays it: the
+    recorded table's reader (timed), the players answering the device's questions from the recording's
+    truth. Returns frames/s, the delays and the number of actions the game reached."""
+    recording = load_recording(path)
+    config = Config().replace(panel={"mode": "none"}, game={
+        "name": recording.game, "players": list(recording.players), "options": dict(recording.options)})
+    source = ReplaySource(path, fast=True)
+    with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp, \
+            Appliance(config, source, reader, state_dir=Path(tmp)) as app:
+        make = app.pipeline.reader_for
+        assert make is not None  # a replay source always has a board reader
+        app.pipeline.reader_for = lambda adapter: _timed(make(adapter), reads)
+
+        def frames() -> Iterator[Frame]:
+            with source:
+                for _ in range(limit):
+                    try:
+                        yield source.read()
+                    except EOFError:
+                        return
+
+        fps, delays = _measure(app, frames())
+        return fps, delays, len(app.session.history)
+
+
+def _measure(app: Appliance, frames: Iterable[Frame]) -> tuple[float, list[float]]:
+    """Frames through ``app``'s pipeline with a real waitress server and an SSE client on a socket: frames/s,
+    and for each event that carries a new action, the time from the start of processing its frame to the
+    client reading it."""
+    address = app.start_web("127.0.0.1", 0)
+    port = int(address.rstrip("/").rsplit(":", 1)[1])
+    started: dict[int, float] = {}
+    received: dict[int, tuple[float, int]] = {}
+    frame_start = [0.0]
+    publish = app.hub.publish
+
+    def timed_publish(snapshot: dict[str, Any]) -> int:
+        version = publish(snapshot)
+        started[version] = frame_start[0]
+        return version
+
+    app.hub.publish = timed_publish  # type: ignore[method-assign]
+    ready = threading.Event()
+
+    def client() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/api/events")
+        response = conn.getresponse()
+        ready.set()
+        event_id = 0
+        while True:
+            line = response.fp.readline()
+            if not line:
+                break
+            if line.startswith(b"id: "):
+                event_id = int(line[4:])
+            elif line.startswith(b"data: "):
+                data = json.loads(line[6:])
+                game = data.get("game") or {}
+                received[event_id] = (time.perf_counter(), int(game.get("action_count", 0)))
+        conn.close()
+
+    reader_thread = threading.Thread(target=client, daemon=True)
+    reader_thread.start()
+    ready.wait(10)
+    time.sleep(0.2)
+    elapsed = 0.0
+    processed = 0
+    for frame in frames:
+        processed += 1
+        frame_start[0] = time.perf_counter()
+        app.pipeline.process(frame, frame.inputs)
+        elapsed += time.perf_counter() - frame_start[0]
+    time.sleep(0.3)
+    delays = []
+    last_count = 0
+    for version in sorted(received):
+        at, count = received[version]
+        if count > last_count and version in started and started[version] > 0:
+            delays.append((at - started[version]) * 1000)
+        last_count = count
+    return processed / max(elapsed, 1e-9), delays
+
+
+def _pin_one_core() -> None:
     cv2.setNumThreads(1)
     with contextlib.suppress(AttributeError, OSError):  # one core: the whole process, web threads included
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def _print_delays(delays: list[float], target_ms: int) -> None:
+    if delays:
+        p95 = statistics.quantiles(delays, n=20)[-1] if len(delays) >= 2 else delays[0]
+        print(f"  settled frame -> SSE client: median {statistics.median(delays):.1f} ms, "
+              f"p95 {p95:.1f} ms over {len(delays)} events (target < {target_ms} ms median)")
+    else:
+        print("  settled frame -> SSE client: no events measured")
+
+
+def run(args: argparse.Namespace) -> int:
+    recording = getattr(args, "recording", None)
+    frames = getattr(args, "frames", None)
+    if frames is not None and frames < 1:
+        raise UsageError(f"--frames must be at least 1, got {frames}")
+    if recording is not None:
+        return run_table(Path(recording), frames or 400)
+    _pin_one_core()
     reader, reader_name = choose_reader(getattr(args, "reader", None), say=print)
     count = 300
     fps_runs = []
@@ -139,12 +200,31 @@ def run(args: argparse.Namespace) -> int:
         each = statistics.median(reads) * 1000
         print(f"  dice read on {len(reads) // len(fps_runs)} of {count} frames (the rest moving or already settled), "
               f"{each:.1f} ms each: {1000 / max(each, 1e-3):.0f} frames/s if every frame had to be read")
-    if delays:
-        p95 = statistics.quantiles(delays, n=20)[-1] if len(delays) >= 2 else delays[0]
-        print(f"  settled frame -> SSE client: median {statistics.median(delays):.1f} ms, "
-              f"p95 {p95:.1f} ms over {len(delays)} events (target < 150 ms median)")
-    else:
-        print("  settled frame -> SSE client: no events measured")
+    _print_delays(delays, 150)
+    print(f"  peak memory {peak_mb:.0f} MB (target < 250 MB)")
+    return 0
+
+
+def run_table(path: Path, frames: int) -> int:
+    """``companion bench live --recording DIR``: a board game's recording through the whole appliance, one
+    run (its many settled tables are the sample): the delay from a settled table to the page's event, which
+    includes reading the table, and the running companion's peak memory. Targets of issues 22 and 24: < 200 ms
+    median, < 250 MB."""
+    recording = load_recording(path)  # a bad path is said before anything is loaded
+    _pin_one_core()
+    reader, _ = choose_reader("model", say=print)  # a board game is read by its adapter's model reader
+    reads: list[float] = []
+    fps, delays, actions = _table_run(path, frames, reader, reads)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    w, h = recording.size
+    shown = min(frames, len(recording.frames))
+    print(f"live pipeline, {recording.game} recording {path.name} ({len(recording.players)} players, model "
+          f"reader, {w}x{h}, 1 core, {shown} of {len(recording.frames)} frames, {actions} actions reached):")
+    print(f"  frames/s {fps:.1f}")
+    if reads:
+        print(f"  table read on {len(reads)} of {shown} frames (the rest moving or already settled), median "
+              f"{statistics.median(reads) * 1000:.1f} ms each")
+    _print_delays(delays, 200)
     print(f"  peak memory {peak_mb:.0f} MB (target < 250 MB)")
     return 0
 

@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("name", choices=[*BENCHMARKS, "all"], metavar="NAME")
     bench.add_argument("--repeat", type=int, default=5, help="runs per figure (median is printed)")
+    bench.add_argument("--recording", metavar="DIR", help="live only: a board game's recording played through the "
+                       "appliance instead of the bundled Paša one (companion record GAME ... --out DIR)")
+    bench.add_argument("--frames", type=int, metavar="N", help="live --recording only: its first N frames "
+                       "(default 400)")
     bench.set_defaults(func=_bench)
     return parser
 

@@ -80,3 +80,13 @@ def test_cli_help_lists_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
         cli.main(["--help"])
     assert exit_.value.code == 0
     assert "bench" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--recording", "/nonexistent/recording"], "'/nonexistent/recording' is not a recording: recording.json is"),
+    (["--frames", "0"], "--frames must be at least 1, got 0"),
+])
+def test_live_bench_refuses_bad_input_in_words(args: list[str], message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["bench", "live", *args]) == 2
+    assert message in capsys.readouterr().err
