@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,10 @@ class Pipeline:
     dice_fuse: Callable[[Sequence[Sequence[Any]]], Sequence[Any]] | None = fuse_frames
     _adapter: TableAdapter | None = None
     _board_reader: Reader | None = None
+    #: Scripted page inputs whose ``at`` (the action count the page showed when they were tapped) the game has
+    #: not reached yet (it is behind the table): a person taps when the page shows their step, so each waits
+    #: until the game gets there, and is refused once the game is past it (as a stale /api/action is).
+    waiting: list[dict[str, Any]] = field(default_factory=list)
 
     def scripted(self) -> bool:
         record = self.session.record
@@ -124,11 +128,18 @@ class Pipeline:
 
     def apply_input(self, item: dict[str, Any]) -> None:
         kind = item.get("kind")
+        at = item.get("at")
+        if isinstance(at, int) and kind in ("press", "action") and at > len(self.session.history):
+            self.waiting.append(item)
+            return
         try:
             if kind == "press":
+                if isinstance(at, int) and at != len(self.session.history):
+                    self.session.warn(f"a {item['button']} pressed for action {at} came after the game moved on")
+                    return
                 self.session.press(str(item["button"]), long=bool(item.get("long", False)), origin="replay")
             elif kind == "action":
-                self.session.apply_text(str(item["text"]), "replay")
+                self.session.apply_text(str(item["text"]), "replay", at=at if isinstance(at, int) else None)
             elif kind == "correct":
                 # A die is named by where it lies ("at": [x, y], as a player points at it) or by its index.
                 at = item.get("at")
@@ -138,6 +149,13 @@ class Pipeline:
                 self.session.confirm_table()
         except (GameError, SessionError) as exc:
             self.session.warn(str(exc))
+
+    def _apply_waiting(self) -> None:
+        """The waiting inputs whose step the game has reached (or passed: refused) are taken now."""
+        while ready := [item for item in self.waiting if item["at"] <= len(self.session.history)]:
+            self.waiting = [item for item in self.waiting if item["at"] > len(self.session.history)]
+            for item in ready:
+                self.apply_input(item)
 
     def current_reader(self) -> Reader:
         """The reader of the running game's pieces (made, with the filter's agreement test, per new game)."""
@@ -162,6 +180,7 @@ class Pipeline:
 
     def process(self, frame: Frame, inputs: Sequence[dict[str, Any]] = ()) -> StepResult:
         self.session.frame_ref = frame.index
+        self._apply_waiting()
         for item in inputs if self.scripted() else ():
             self.apply_input(item)
         reader = self.current_reader()
@@ -174,6 +193,7 @@ class Pipeline:
             self.session.on_settled(result.settled.dice, result.settled.moved)
             if self.players_answer and self.session.table.pending:
                 self._players_answer(frame)
+            self._apply_waiting()
         return result
 
     def _players_answer(self, frame: Frame) -> None:
@@ -186,10 +206,16 @@ class Pipeline:
             return
         # A turn is several actions (take, gems drawn, a flip, a reveal, the placement, a skill); the players
         # answer again only while each answer leads the device to a new question (the same question again: the
-        # reading itself is wrong, and the next still table is read afresh).
+        # reading itself is wrong, and the next still table is read afresh). A recording whose truth says how
+        # many of the true actions the table shows (``done``) is answered with none beyond them: players answer
+        # for what they have done, never for a turn not yet played (it would run the game ahead of the table).
+        shown = frame.truth.get("done") if isinstance(frame.truth, Mapping) else None
         for _ in range(8):
+            self._apply_waiting()  # a step the players tap on the page anyway is no answer
             done = len(self.session.history)
-            if done >= len(self.expected_actions):
+            if done >= len(self.expected_actions) or not self.session.table.pending:
+                return
+            if isinstance(shown, int) and done >= shown:
                 return
             asked = list(self.session.table.problems)
             self.answers += 1

@@ -74,6 +74,9 @@ class _Recorder:
         self.frames: list[dict[str, Any]] = []
         self.images = 0
         self.t = 0.0
+        #: How many of the true actions the players have taken by the frames rendered now (the table shows
+        #: them, or they were tapped on the page before): the replay's players answer with no later action.
+        self.done = 0
 
     def render(self, state: PyradiceState, hand: bool) -> tuple[str, dict[str, Any], Any]:
         from vision.lab.pyradice_render import render_table
@@ -92,6 +95,7 @@ class _Recorder:
         return name, truth_json(drawn.truth), drawn
 
     def frame(self, name: str, truth: dict[str, Any], inputs: list[dict[str, Any]] | None = None) -> None:
+        truth = {**truth, "done": self.done}
         self.frames.append({"file": name, "t": round(self.t, 3), "truth": truth, "inputs": list(inputs or [])})
         self.t += 1 / FPS
 
@@ -170,32 +174,39 @@ def make(out: Path, seed: int, players: int = 2, condition: str | None = None,
     lessons = _teaching(rec, _teaching_state(seed, players)) if teach else {}
     state, actions = play(seed, players)
     # Set-up: the table still; the roll-off is entered on the page.
+    # Every page input carries ``at``, the number of actions the page showed when it was tapped (as the page's
+    # own /api/action does): the player taps when the page shows their step, never for another one.
     rolls = []
     k = 0
     while k < len(actions) and state.phase is Phase.ROLL_OFF:
-        rolls.append({"kind": "action", "text": game.action_text(actions[k])})
+        rolls.append({"kind": "action", "text": game.action_text(actions[k]), "at": k})
         state = game.apply(state, actions[k])
         k += 1
     rec.still(state, rolls)
+    rec.done = k
     while k < len(actions):
         take, place = actions[k], actions[k + 1]
         held = game.apply(state, take)
+        rec.done = k + 1
         rec.moving(held)
         state = game.apply(held, place)
         k += 2
+        rec.done = k
         rec.moving(state)
         if state.phase is Phase.SKILL:
             decision = actions[k]
-            k += 1
             if isinstance(decision, Pass):
-                rec.still(state, [{"kind": "action", "text": "pass"}])
+                rec.still(state, [{"kind": "action", "text": "pass", "at": k}])
                 state = game.apply(state, decision)
             else:
                 rec.still(state)
                 rec.moving(state)  # the hand reaches in (the filter wants two frames of motion)
                 state = game.apply(state, decision)
+                rec.done = k + 1
                 rec.moving(state)
-                rec.still(state, [{"kind": "press", "button": "confirm"}])
+                rec.still(state, [{"kind": "press", "button": "confirm", "at": k}])
+            k += 1
+            rec.done = k
         else:
             rec.still(state)
     rec.still(state, count=5)

@@ -8,18 +8,26 @@ frames is measured by `companion replay DIR --json` (docs/pyradice-table.md), no
 
 from __future__ import annotations
 
+import itertools
 import json
+from dataclasses import replace as changed
 from pathlib import Path
 
 import pytest
 
+from device.appliance import Pipeline
 from device.commands import replay
+from device.eventlog import EventLog
+from device.hub import Hub
 from device.record_pyradice import make, play
 from device.recording import load_recording
+from device.session import GameSession
+from device.sources import Frame
+from device.stability import StabilityFilter
 from device.tables import adapter_for
 from engine.dice import Die
 from engine.pyradice import PyradiceGame
-from engine.pyradice.state import Phase, Skill
+from engine.pyradice.state import Pass, Phase, Skill
 
 GAME = PyradiceGame()
 
@@ -48,6 +56,13 @@ def test_the_recording_holds_a_whole_game_with_its_truth(recorded: Path) -> None
     presses = sum(i["kind"] == "press" for i in inputs)
     assert presses == skills > 0
     assert len({f["file"] for f in frames}) < len(frames)  # still frames share their picture
+    # each page input names the step it is for (the action count the page showed), and each frame how many of
+    # the true actions the players have taken by then (the replay's players answer with none beyond them)
+    texts_at = [(i["at"], i["text"]) for i in inputs if i["kind"] == "action"]
+    assert all(data["expected"]["actions"][at] == text for at, text in texts_at)
+    assert all(isinstance(actions[i["at"]], Skill) for i in inputs if i["kind"] == "press")
+    done = [f["truth"]["done"] for f in frames]
+    assert done == sorted(done) and done[-1] == len(actions)
 
 
 def test_a_recorded_game_replays_from_its_truth_to_the_true_record(recorded: Path) -> None:
@@ -130,3 +145,34 @@ def test_at_a_camera_table_the_buttons_make_no_take(recorded: Path) -> None:
     table.explain(state, table.observe(table.truth_readings(frame["truth"]), moved=False))
     choice = table.button(state, "confirm", long=False)
     assert choice.action is None and "camera" in (choice.said or "")
+
+
+def test_a_page_tap_waits_for_its_own_step_and_players_answer_only_what_they_did(tmp_path: Path) -> None:
+    """A "no skill" tapped while the game is behind the table (at an earlier skill step) waits for the step it
+    was tapped for, instead of ending the earlier one (every wrong action measured in session 16); a tap for a
+    step the game has passed is refused; the replay's players never answer with a turn the table does not show."""
+    _, actions = play(4242, 2)
+    texts = [GAME.action_text(a) for a in actions]
+    steps = [i for i, a in enumerate(actions) if isinstance(a, (Pass, Skill))]
+    early, later = next((e, p) for e, p in itertools.pairwise(steps) if isinstance(actions[p], Pass))
+    with EventLog(tmp_path / "events.sqlite3") as log:
+        session = GameSession(log, Hub())
+        session.new_game(["Anna", "Ben"], {}, game="pyradice", mode="camera", seed=4242)
+        pipeline = Pipeline(session, StabilityFilter(lambda image: []), lambda frame: [], session.hub,
+                            players_answer=True, expected_actions=texts)
+        for text in texts[:early]:
+            session.apply_text(text, "players")
+        pipeline.process(Frame(None, 0, 0.0), ({"kind": "action", "text": "pass", "at": later},))
+        assert len(session.history) == early  # not taken as the earlier player's "no skill"
+        for text in texts[early:later]:
+            session.apply_text(text, "players")
+        pipeline.process(Frame(None, 1, 0.0))
+        assert [GAME.action_text(h.action) for h in session.history] == texts[:later + 1]
+        pipeline.process(Frame(None, 2, 0.0), ({"kind": "press", "button": "confirm", "at": early},))
+        assert len(session.history) == later + 1 and session.warnings  # a stale tap: refused, said
+        # a question about a table that shows no more than the game has: nothing to answer it with
+        session.table = changed(session.table, pending=True)
+        pipeline._players_answer(Frame(None, 3, 0.0, truth={"done": later + 1}))
+        assert pipeline.answers == 0 and len(session.history) == later + 1
+        pipeline._players_answer(Frame(None, 4, 0.0, truth={"done": later + 2}))
+        assert pipeline.answers == 1 and [GAME.action_text(h.action) for h in session.history] == texts[:later + 2]
