@@ -220,3 +220,21 @@ def test_a_mat_whose_mapping_is_unsure_by_a_few_mm_is_still_read_and_by_more_it_
         warned = replace(registration, fits=[shaky, *registration.fits[1:]], problems=_mat_problems(shaky))
         assert warned.problems and any("lie to one side" in p for p in warned.problems)
         assert (_table_problems(warned) == warned.problems) is kept
+
+
+def test_a_loose_die_in_doubt_between_two_colours_is_named_by_the_sure_dice_of_both_in_the_same_frame() -> None:
+    from vision.dicetreasure_read import LooseDie, by_frame_colours
+
+    def die(zone: str, text: str, lab: tuple[float, float, float], could_be: str = "") -> LooseDie:
+        return LooseDie(zone, Die.parse(text), 0.5 if could_be else 1.0, bool(could_be), (0.0, 0.0), lab, could_be)
+
+    blue, purple = (30.0, 20.0, -50.0), (28.0, 30.0, -25.0)
+    doubtful = die("tray", "purple:4", (30.0, 22.0, -46.0), "blue")  # read purple, nearer this frame's blue
+    common = (die("common-reserve", "blue:2", blue), die("common-reserve", "purple:5", purple))
+    named = by_frame_colours({"tray": (doubtful,), "common-reserve": common})
+    assert named["tray"][0].die == Die(4, "blue") and not named["tray"][0].unsure
+    assert named["common-reserve"] == common
+    # No sure purple die in the frame: not named; halfway between the two: not named either.
+    assert by_frame_colours({"tray": (doubtful,), "common-reserve": common[:1]})["tray"] == (doubtful,)
+    middle = die("tray", "purple:4", (29.0, 25.0, -37.5), "blue")
+    assert by_frame_colours({"tray": (middle,), "common-reserve": common})["tray"] == (middle,)

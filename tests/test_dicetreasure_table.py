@@ -174,9 +174,9 @@ def test_a_reserve_read_in_doubt_as_the_game_has_it_is_no_question_before_the_ro
     snapshot = snapshot_from_truth(truth_of(ended, table))
     ben = (Die(2, "green"), Die(6, "yellow"), Die(1, "purple"), Die(4, "blue"), Die(3, "red"), Die(5, "green"))
 
-    def seen(anna: tuple[Die, ...]) -> object:
+    def seen(anna: tuple[Die, ...], could_be: tuple[str, ...] = ()) -> object:
         zones = [z for z in snapshot.zones if z.zone not in ("tray", "reserve-1")]
-        zones += [ZoneReading("tray", ben), ZoneReading("reserve-1", anna, sure=False)]
+        zones += [ZoneReading("tray", ben), ZoneReading("reserve-1", anna, sure=False, could_be=could_be)]
         return adapter.observe([replace(snapshot, zones=tuple(zones))], moved=False)
 
     roll = adapter.explain(ended, seen((Die(1, "red"), Die(3, "blue"))))
@@ -184,6 +184,25 @@ def test_a_reserve_read_in_doubt_as_the_game_has_it_is_no_question_before_the_ro
     # Read in doubt as something else than the game has: asked.
     asked = adapter.explain(ended, seen((Die(1, "red"), Die(5, "blue"))))
     assert not asked.actions and "reserve 1 are hard to read" in asked.problems[0]
+    # Only a colour in doubt, the other colour the reader named being the game's: the game's (blue read as purple).
+    roll = adapter.explain(ended, seen((Die(1, "red"), Die(3, "purple")), ("", "blue")))
+    assert [str(a) for a in roll.actions] == [str(canonical(ended, Roll(ben)))] and not roll.problems
+    # ...but not when the reader named another colour, nor for a die the reader was sure of.
+    for could_be in (("", "green"), ("blue", "")):
+        asked = adapter.explain(ended, seen((Die(1, "red"), Die(3, "purple")), could_be))
+        assert not asked.actions and "reserve 1 are hard to read" in asked.problems[0]
+
+
+def test_loose_dice_agree_in_doubt_only_through_the_colours_the_reader_named() -> None:
+    from device.tables.dicetreasure import _agrees_in_doubt
+
+    blue4, purple4, yellow4 = Die(4, "blue"), Die(4, "purple"), Die(4, "yellow")
+    assert _agrees_in_doubt((purple4, yellow4), ("blue", ""), (yellow4, blue4))
+    assert _agrees_in_doubt((purple4, purple4), ("", "blue"), (purple4, blue4))  # either of the two may be it
+    assert not _agrees_in_doubt((purple4, purple4), ("", ""), (purple4, blue4))
+    assert not _agrees_in_doubt((purple4,), ("blue",), (blue4, yellow4))  # a die missing
+    assert not _agrees_in_doubt((Die(5, "purple"),), ("blue",), (blue4,))  # another face
+    assert not _agrees_in_doubt((purple4, purple4), ("blue", "blue"), (blue4,))
 
 
 def test_a_space_in_doubt_that_looks_empty_is_empty_when_every_die_is_seen_elsewhere() -> None:
@@ -484,3 +503,24 @@ def test_the_camera_view_marks_each_die_read_and_rings_the_doubts() -> None:
     red = (drawn[..., 2] > 200) & (drawn[..., 0] < 60) & (drawn[..., 1] < 60)
     assert red[185:216, 185:216].any() and not red[485:516, 585:616].any()  # only the doubt is ringed
     assert tuple(drawn[200, 300]) == (128, 128, 128)  # an empty space: a hollow ring only
+
+
+def test_a_doubt_on_the_mat_of_a_player_dealt_already_is_no_question_at_the_next_players_deal() -> None:
+    from dataclasses import replace
+
+    state, table = played(DEALT[:1])  # Anna dealt red-1..red-4; Ben's cards now
+    ben = GAME.apply(state, GAME.parse_action(DEALT[1], state))
+    table.follow(state, GAME.parse_action(DEALT[1], state), ben)
+    snapshot = snapshot_from_truth(truth_of(ben, table))
+
+    def doubted(zone: str) -> Snapshot:
+        spot = next(s for s in snapshot.spots if s.zone == zone)
+        return replace(snapshot, spots=tuple(replace(s, doubt="red-9") if s is spot else s for s in snapshot.spots))
+
+    adapter = adapter_for(GAME)
+    dealt = adapter.explain(state, adapter.observe([doubted("motif-cards-1")], moved=False))
+    assert [str(a) for a in dealt.actions][:1] == [DEALT[1]] and not dealt.problems
+    # A doubt on the mat being dealt is asked, as before.
+    adapter = adapter_for(GAME)
+    asked = adapter.explain(state, adapter.observe([doubted("motif-cards-2")], moved=False))
+    assert not asked.actions and "motif-cards-2 card 1: looks like" in asked.problems[0]

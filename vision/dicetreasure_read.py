@@ -695,6 +695,12 @@ def colour_margin(palette: Palette, lab: Sequence[float]) -> float:
     return d[1] - d[0] if len(d) > 1 else 100.0
 
 
+def _runner_up_colour(palette: Palette, lab: Sequence[float], colour: str) -> str:
+    """The palette colour next nearest to ``lab`` after ``colour`` (the one a die read ``colour`` in doubt may be)."""
+    ranked = sorted((distance(lab, ref), name) for name, ref in palette.colours if name != colour)
+    return ranked[0][1] if ranked else ""
+
+
 def dicetreasure_palette() -> Palette:
     """The five Dice Treasure dice colours, nominal (taught at the table with ``vision.colour.calibrate``)."""
     return nominal_palette("dicetreasure")
@@ -790,6 +796,9 @@ class LooseDie:
     unsure: bool
     centre_px: tuple[float, float]
     lab: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    #: The other colour the die may be when its colour is its only doubt (the face confirmed, the colour near
+    #: two palette colours: blue and purple mostly); "" otherwise. The game may know which of the two it is.
+    could_be: str = ""
 
 
 def _pips_confirm(d: DieReading) -> bool:
@@ -819,10 +828,42 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
         p = cv2.perspectiveTransform(np.array([[d.centre]], np.float64), back)[0, 0]
         colour_ok = d.colour_distance < COLOUR_FAR and colour_margin(recognizer.palette, d.lab) >= COLOUR_MARGIN
         conf = d.confidence if colour_ok else min(d.confidence, 0.5)
-        unsure = d.unsure or not _pips_confirm(d) or not colour_ok or conf < SURE
+        face_ok = not d.unsure and _pips_confirm(d) and d.confidence >= SURE
+        unsure = not face_ok or not colour_ok or conf < SURE
         out.append(LooseDie(zone.key, Die(d.value, d.colour), conf, unsure,
-                            (float(p[0]), float(p[1])), d.lab))
+                            (float(p[0]), float(p[1])), d.lab,
+                            _runner_up_colour(recognizer.palette, d.lab, d.colour)
+                            if face_ok and not colour_ok and d.colour_distance < COLOUR_FAR else ""))
     return tuple(out)
+
+
+def by_frame_colours(loose: Mapping[str, tuple[LooseDie, ...]]) -> dict[str, tuple[LooseDie, ...]]:
+    """The loose dice of one frame, each die whose colour was its only doubt (between the colour read and its
+    ``could_be``) named surely where the dice read surely *in this frame* (every loose zone: one light, one white
+    balance) show both colours and it is nearer to one's mean by at least :data:`COLOUR_MARGIN`.
+
+    A taught palette is one die per colour seen once; a blue die lying otherwise (a face with more pips, another
+    tilt) came out between the taught blue and purple on many rolls (solo seed 4803, a tuning seed: blue dice at
+    15-20 from the taught blue, 19-22 from purple), while the same frame's sure blue and purple dice were 7-12 and
+    23-26 from it. Nothing is named where either colour has no sure die in the frame."""
+    sure: dict[str, list[tuple[float, float, float]]] = {}
+    for dice in loose.values():
+        for d in dice:
+            if not d.unsure and d.die.colour:
+                sure.setdefault(d.die.colour, []).append(d.lab)
+    refs = {colour: tuple(float(v) for v in np.mean(labs, axis=0)) for colour, labs in sure.items()}
+    out: dict[str, tuple[LooseDie, ...]] = {}
+    for zone, dice in loose.items():
+        named = []
+        for d in dice:
+            if d.could_be and d.die.colour in refs and d.could_be in refs:
+                ranked = sorted((distance(d.lab, refs[c]), c) for c in (d.die.colour, d.could_be))
+                (near, colour), (far, _) = ranked
+                if far - near >= COLOUR_MARGIN and near < COLOUR_FAR:
+                    d = replace(d, die=Die(d.die.value, colour), confidence=SURE, unsure=False, could_be="")
+            named.append(d)
+        out[zone] = tuple(named)
+    return out
 
 
 def teach_palette(reader: DiceTreasureReader, frame: np.ndarray, registration: Registration) -> Palette:
@@ -976,6 +1017,7 @@ class DiceTreasureReader:
                     last = read_loose(frame, view.fit, zone, self.recognizer, self.detector)
                     self._glances[zone.key] = (glance, last)
                 loose_dice[zone.key] = last
+        loose_dice = by_frame_colours(loose_dice)
         cards: list[CardOnTable] = list(reused.values())
         # Cards reused are surely where they were: no other spot may take them.
         for card in cards:

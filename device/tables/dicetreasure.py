@@ -90,6 +90,8 @@ class ZoneReading:
     sure: bool = True
     #: Where each die lies in the frame (px; empty when not known, as from a recording's truth).
     centres: tuple[tuple[float, float], ...] = ()
+    #: Per die, the other colour it may be when its colour is its only doubt ("" for none; empty: none at all).
+    could_be: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,8 @@ def snapshot_of(reading: Any) -> Snapshot:
                                  tuple(d.why if d.unsure else "" for d in item.dice),
                                  tuple(d.centre_px for d in item.dice), doubt))
     zones = tuple(ZoneReading(zone, tuple(d.die for d in dice), all(not d.unsure for d in dice),
-                              tuple(d.centre_px for d in dice)) for zone, dice in reading.loose.items())
+                              tuple(d.centre_px for d in dice), tuple(d.could_be for d in dice))
+                  for zone, dice in reading.loose.items())
     return Snapshot(tuple(spots), zones, tuple(reading.problems))
 
 
@@ -167,6 +170,8 @@ class CardsView:
     tray_at: tuple[tuple[Die, tuple[float, float]], ...] = ()
     #: Card id -> where it lies (zone, spot), for the cards identified on a card spot.
     spots: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    #: Loose zone -> per die of ``read``, the other colour it may be when its colour is its only doubt ("").
+    could_be: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -570,6 +575,7 @@ class DiceTreasureTable(TableAdapter):
         only when every die of the game is seen elsewhere."""
         if self._gate is None or not self._patches or raw.confirmed:
             return
+        before = state
         try:
             for action in explained.actions:
                 state = self.game.apply(state, action)
@@ -593,9 +599,17 @@ class DiceTreasureTable(TableAdapter):
         zones = {"tray": state.hand, "common-reserve": state.common,
                  **{f"reserve-{seat + 1}": p.reserve for seat, p in enumerate(state.players)}}
         for zone, dice in raw.read.items():
-            if (zone in zones and zone not in raw.unsure_zones and zone in self._patches
-                    and Counter(dice) == Counter(zones[zone])):
+            if zone not in zones or zone not in self._patches:
+                continue
+            if zone not in raw.unsure_zones and Counter(dice) == Counter(zones[zone]):
                 proposed[zone] = tuple(dice)
+            elif (zone.startswith("reserve-") and _unchanged_reserve(before, state, int(zone.rsplit("-", 1)[1]) - 1)
+                  and _agrees_in_doubt(dice, raw.could_be.get(zone, ()), zones[zone])):
+                # A personal reserve nothing can have changed (another player's, or before the roll), read with
+                # only colours in doubt that the game's dice explain (:func:`_agrees_in_doubt`), is the game's: its
+                # picture becomes the reference, so that the same blue die read between blue and purple is not
+                # asked on every table of the turn while it lies there (solo seed 4803: 6 answers for one reserve).
+                proposed[zone] = tuple(zones[zone])
         if proposed:
             self._gate.propose({key: self._patches[key] for key in proposed})
             self._gate.accept()
@@ -933,6 +947,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      common=common.dice if common is not None and common.sure else None,
                      unsure_zones=tuple(z for z, r in loose.items() if not r.sure),
                      read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful, spots=where_at,
+                     could_be={z: r.could_be for z, r in loose.items() if any(r.could_be)},
                      tray_at=tuple(zip(tray.dice, tray.centres, strict=True))
                      if tray is not None and len(tray.centres) == len(tray.dice) else ())
 
@@ -946,18 +961,54 @@ def _settle_zones(state: DiceTreasureState, view: CardsView) -> CardsView:
     common = view.common
     left = []
     for zone in view.unsure_zones:
-        read = Counter(view.read.get(zone, ()))
+        read, could_be = view.read.get(zone, ()), view.could_be.get(zone, ())
         if zone.startswith("reserve-"):
             seat = int(zone.rsplit("-", 1)[1])
             if ((seat - 1 != state.active or state.phase is Phase.ROLL) and seat <= len(state.players)
-                    and read == Counter(state.players[seat - 1].reserve)):
+                    and _agrees_in_doubt(read, could_be, state.players[seat - 1].reserve)):
                 reserves[seat] = state.players[seat - 1].reserve
                 continue
-        elif zone == "common-reserve" and state.phase is Phase.ROLL and read == Counter(state.common):
+        elif (zone == "common-reserve" and state.phase is Phase.ROLL
+              and _agrees_in_doubt(read, could_be, state.common)):
             common = state.common
             continue
         left.append(zone)
     return replace(view, reserves=reserves, common=common, unsure_zones=tuple(left))
+
+
+def _unchanged_reserve(before: DiceTreasureState, after: DiceTreasureState, seat: int) -> bool:
+    """Whether player ``seat``'s (0-based) personal reserve cannot have changed on the table just read: it is not the
+    active player's during a turn (or it is before the roll), and the actions explained left it as it was."""
+    return (seat < len(before.players) and (seat != before.active or before.phase is Phase.ROLL)
+            and Counter(before.players[seat].reserve) == Counter(after.players[seat].reserve))
+
+
+def _named(read: Sequence[Die], could_be: Sequence[str], game: Sequence[Die]) -> tuple[Die, ...]:
+    """``read`` with each die whose colour was its only doubt taken as the other colour the reader named for it
+    (``could_be``, per die of ``read``; the same face) where the game has such a die that the reading lacks, and the
+    die as read is one the game lacks: the game says which of the reader's two colours it is (blue and purple,
+    mostly). Every other die stays as read."""
+    if not any(could_be):
+        return tuple(read)
+    extra = Counter(read) - Counter(game)  # read, but not the game's
+    missing = Counter(game) - Counter(read)  # the game's, but not read
+    out = []
+    for die, other in itertools.zip_longest(read, could_be, fillvalue=""):
+        assert isinstance(die, Die)
+        alternative = Die(die.value, other) if other else None
+        if alternative is not None and extra[die] > 0 and missing[alternative] > 0:
+            extra[die] -= 1
+            missing[alternative] -= 1
+            die = alternative
+        out.append(die)
+    return tuple(out)
+
+
+def _agrees_in_doubt(read: Sequence[Die], could_be: Sequence[str], game: Sequence[Die]) -> bool:
+    """Whether loose dice as read are the game's ``game``, each die as read or, where its colour was its only doubt,
+    as the other colour the reader named for it (:func:`_named`). A reading that needs any other change (a face, a
+    die more or less, a colour the reader did not name) does not agree."""
+    return len(read) == len(game) and Counter(_named(read, could_be, game)) == Counter(game)
 
 
 def _empties_accounted(state: DiceTreasureState, view: CardsView, settled: frozenset[tuple[str, int]],
@@ -1094,8 +1145,14 @@ def _card_doubts(state: DiceTreasureState, view: CardsView, seen: CardsView | No
     is asked."""
     dealing = state.phase in (Phase.DEAL, Phase.SOLO_DEAL, Phase.BONUS)
     present = set(in_play(state)) | ({c.id for p in state.players for c in p.claimed} - before)
+    # The mats of the players dealt already this round: their deal is recorded, and the deal now is read from
+    # another mat (two players, seed 4801: the first player's look-alike card, answered at her deal, was asked
+    # again at the second player's).
+    done = {f"motif-cards-{seat + 1}" for seat in state.order()[:state.dealt]} if state.phase is Phase.DEAL else set()
     out = []
     for card, (where, other) in view.doubtful_cards.items():
+        if where.split(" ", 1)[0] in done:
+            continue
         # While cards are dealt any card may lie on the table (last round's, claimed ones not yet put away):
         # only a sure identification deals a card. Cards are dealt onto the mats: a doubt about a card elsewhere
         # (the solo game's claimed cards aside in the middle) deals nothing.
@@ -1205,17 +1262,20 @@ def _zones_fit(state: DiceTreasureState, view: CardsView, before: DiceTreasureSt
     read = view.read
     if "tray" not in read or "common-reserve" not in read:
         return False
-    if Counter(read["tray"]) != Counter(state.hand):
+    # A die read with only its colour in doubt is the game's where the other colour the reader named is.
+    if not _agrees_in_doubt(read["tray"], view.could_be.get("tray", ()), state.hand):
         return False
+    common = _named(read["common-reserve"], view.could_be.get("common-reserve", ()), state.common)
     if before is not None:
-        if not _common_shows(before, state, read["common-reserve"]):
+        if not _common_shows(before, state, common):
             return False
-    elif Counter(read["common-reserve"]) != Counter(state.common):
+    elif Counter(common) != Counter(state.common):
         return False
     for zone, dice in read.items():
         if zone.startswith("reserve-"):
             seat = int(zone.rsplit("-", 1)[1]) - 1
-            if seat < len(state.players) and Counter(dice) != Counter(state.players[seat].reserve):
+            if seat < len(state.players) and not _agrees_in_doubt(dice, view.could_be.get(zone, ()),
+                                                                  state.players[seat].reserve):
                 return False
     return True
 
