@@ -238,3 +238,7 @@ def test_a_loose_die_in_doubt_between_two_colours_is_named_by_the_sure_dice_of_b
     assert by_frame_colours({"tray": (doubtful,), "common-reserve": common[:1]})["tray"] == (doubtful,)
     middle = die("tray", "purple:4", (29.0, 25.0, -37.5), "blue")
     assert by_frame_colours({"tray": (middle,), "common-reserve": common})["tray"] == (middle,)
+    # Only the colour read has sure dice in the frame: named as read when it looks like them, else left in doubt.
+    like = die("tray", "purple:4", (28.0, 29.0, -28.0), "blue")
+    assert not by_frame_colours({"tray": (like,), "common-reserve": common[1:]})["tray"][0].unsure
+    assert by_frame_colours({"tray": (middle,), "common-reserve": common[1:]})["tray"] == (middle,)

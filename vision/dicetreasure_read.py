@@ -837,15 +837,23 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
     return tuple(out)
 
 
+#: A loose die in doubt between two colours this near (CIELAB, lightness halved) to the same frame's sure dice of the
+#: colour read is that colour, when the frame has no sure die of the other: on the tuning seeds' renders (4801-4804,
+#: every other still frame) the dice of the colour read lay 2-17 from them, the dice truly of the other colour 18.5
+#: or more (blue and purple, which lie 25 apart in the taught palettes).
+FRAME_SAME_COLOUR = 10.0
+
+
 def by_frame_colours(loose: Mapping[str, tuple[LooseDie, ...]]) -> dict[str, tuple[LooseDie, ...]]:
     """The loose dice of one frame, each die whose colour was its only doubt (between the colour read and its
     ``could_be``) named surely where the dice read surely *in this frame* (every loose zone: one light, one white
-    balance) show both colours and it is nearer to one's mean by at least :data:`COLOUR_MARGIN`.
+    balance) show both colours and it is nearer to one's mean by at least :data:`COLOUR_MARGIN`, or show only the
+    colour read and it lies within :data:`FRAME_SAME_COLOUR` of their mean.
 
     A taught palette is one die per colour seen once; a blue die lying otherwise (a face with more pips, another
     tilt) came out between the taught blue and purple on many rolls (solo seed 4803, a tuning seed: blue dice at
     15-20 from the taught blue, 19-22 from purple), while the same frame's sure blue and purple dice were 7-12 and
-    23-26 from it. Nothing is named where either colour has no sure die in the frame."""
+    23-26 from it. Nothing is named where the colour read has no sure die in the frame."""
     sure: dict[str, list[tuple[float, float, float]]] = {}
     for dice in loose.values():
         for d in dice:
@@ -861,6 +869,9 @@ def by_frame_colours(loose: Mapping[str, tuple[LooseDie, ...]]) -> dict[str, tup
                 (near, colour), (far, _) = ranked
                 if far - near >= COLOUR_MARGIN and near < COLOUR_FAR:
                     d = replace(d, die=Die(d.die.value, colour), confidence=SURE, unsure=False, could_be="")
+            elif d.could_be and d.die.colour in refs and distance(d.lab, refs[d.die.colour]) <= FRAME_SAME_COLOUR:
+                # Only the colour read has sure dice in this frame, and the die looks like them.
+                d = replace(d, confidence=SURE, unsure=False, could_be="")
             named.append(d)
         out[zone] = tuple(named)
     return out
