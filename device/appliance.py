@@ -239,6 +239,13 @@ def _read_nothing(frame: Frame) -> Sequence[Any]:
     return ()
 
 
+def _recorded_seed(source: FrameSource | None) -> tuple[str, int] | None:
+    """A recording's game and the seed its game was set up with (None: a camera, or a recording without one)."""
+    if isinstance(source, ReplaySource) and source.recording.seed is not None:
+        return source.recording.game, int(source.recording.seed)
+    return None
+
+
 def board_reader_for(table: Mapping[str, Any], *, truth: bool) -> Callable[[TableAdapter], Reader]:
     """How a pipeline reads a board game: the adapter's reader of the camera frame for ``table``, or (``truth``)
     its readings of a recorded frame's truth."""
@@ -275,7 +282,7 @@ class Appliance:
         self.restart_on_loop = False
         resumed = self.session.resume()
         if start_game and (not resumed or self._finished()):
-            self._start_configured_game("camera" if source is not None else "offline")
+            self._start_configured_game("camera" if source is not None else "offline", _recorded_seed(source))
         self.pipeline = Pipeline(
             self.session,
             StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
@@ -315,16 +322,19 @@ class Appliance:
 
         return make
 
-    def _start_configured_game(self, mode: str) -> None:
+    def _start_configured_game(self, mode: str, recorded: tuple[str, int] | None = None) -> None:
         """The configuration's game; one the camera cannot read yet starts offline, and one that cannot be
-        set up at all is reported on the page (the appliance still starts: the players set up another)."""
+        set up at all is reported on the page (the appliance still starts: the players set up another).
+        ``recorded``: a recording's game and set-up seed; its game is set up as it was recorded (the quarry,
+        the deck, the piles are the seed's), as ``companion replay`` does."""
         game = self.config.game
+        seed = recorded[1] if recorded is not None and recorded[0] == game.name else None
         try:
-            self.session.new_game(game.players, game.options, game=game.name, mode=mode)
+            self.session.new_game(game.players, game.options, game=game.name, mode=mode, seed=seed)
         except SetupError as exc:
             if exc.field == "mode" and mode != "offline":
                 log.warning("%s; starting it offline", exc)
-                self._start_configured_game("offline")
+                self._start_configured_game("offline", recorded)
                 return
             log.error("the configured game cannot be set up: %s", exc)
             self.session.setup_problem = f"the configured game cannot be set up: {exc}; set up a game on the page"
@@ -444,7 +454,8 @@ class Appliance:
             if frame.index < last_index and self.restart_on_loop and self.session.record is not None \
                     and self.pipeline.scripted():
                 record = self.session.record
-                self.session.new_game(record.players, record.options, game=record.game, mode=record.mode)
+                self.session.new_game(record.players, record.options, game=record.game, mode=record.mode,
+                                      seed=record.seed)
                 self.pipeline.script_game = self.session.record.id
             last_index = frame.index
             try:

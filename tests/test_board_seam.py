@@ -20,8 +20,11 @@ import numpy as np
 import pytest
 
 from device import tables
+from device.appliance import Appliance, truth_reader
 from device.commands import replay
+from device.config import Config
 from device.recording import expected_section, load_recording, true_record
+from device.sources import ReplaySource
 from device.tables import Explained, TableAdapter, adapter_for
 from engine.game import find_game
 
@@ -147,6 +150,24 @@ def test_a_reading_that_does_not_follow_is_not_taken_the_players_are_asked(stand
     result = replay(tmp_path / "rec", reader_name="truth")
     assert result["origins"][4] == "players" and result["players_answered"] == 1
     assert result["origins"].count("camera") == 9 and result["matches_expected"] is True
+
+
+def test_companion_run_plays_a_board_recording_as_the_replay_does(stand_in: None, tmp_path: Path) -> None:
+    """``companion run --source replay:DIR`` sets the recorded game up with the recording's seed (its deck),
+    as ``companion replay`` does; without it the game was another from the first action on."""
+    data = make_recording(tmp_path / "rec", seed=14, actions=12, ask={5})
+    config = Config().replace(panel={"mode": "none"}, game={"name": GAME, "players": ["Anna", "Ben"], "options": {}})
+    source = ReplaySource(tmp_path / "rec", fast=True)
+    with Appliance(config, source, truth_reader, state_dir=tmp_path / "state") as app, source:
+        while True:
+            try:
+                frame = source.read()
+            except EOFError:
+                break
+            app.pipeline.process(frame, frame.inputs)
+        assert app.session.record is not None and app.session.record.seed == 14
+        assert app.session.export()["actions"] == data["expected"]["actions"]
+        assert app.pipeline.answers == 1
 
 
 def test_a_board_game_without_a_reader_is_said_not_crashed(tmp_path: Path) -> None:
