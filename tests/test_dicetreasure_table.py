@@ -524,3 +524,65 @@ def test_a_doubt_on_the_mat_of_a_player_dealt_already_is_no_question_at_the_next
     adapter = adapter_for(GAME)
     asked = adapter.explain(state, adapter.observe([doubted("motif-cards-2")], moved=False))
     assert not asked.actions and "motif-cards-2 card 1: looks like" in asked.problems[0]
+
+
+def test_the_dice_colours_are_learnt_from_loose_dice_read_as_the_game_has_them() -> None:
+    from dataclasses import replace
+
+    from device.tables.dicetreasure import LEARN_AFTER, CardsView, DiceTreasureTable
+    from vision.dicetreasure_read import DiceTreasureReader, dicetreasure_palette
+
+    adapter = adapter_for(GAME)
+    assert isinstance(adapter, DiceTreasureTable)
+    state, _ = played(ROLLED)
+    reader = DiceTreasureReader.__new__(DiceTreasureReader)  # only its palette is used here
+    from vision.recognize import DiceRecognizer
+
+    reader.recognizer = DiceRecognizer.__new__(DiceRecognizer)
+    taught = replace(dicetreasure_palette(), kinds=())  # one reference per colour, as the table's reader has
+    reader.recognizer.palette = taught
+    adapter._reader, adapter._taught = reader, taught
+    blue = dict(taught.colours)["blue"]
+    hand = tuple(state.hand)
+    i = next(n for n, d in enumerate(hand) if d.colour == "blue")
+    for k in range(LEARN_AFTER):
+        # The blue die read as purple in doubt (named blue by the game), a little otherwise on each table.
+        seen_blue = (blue[0], blue[1] + 2.0, blue[2] + 5.0 + 0.1 * k)
+        read = tuple(replace(d, colour="purple") if n == i else d for n, d in enumerate(hand))
+        labs = tuple(seen_blue if n == i else dict(taught.colours)[str(d.colour)] for n, d in enumerate(hand))
+        could_be = tuple("blue" if n == i else "" for n in range(len(hand)))
+        view = CardsView({}, read={"tray": read}, labs={"tray": labs}, could_be={"tray": could_be})
+        before = reader.recognizer.palette
+        adapter._learn_colours(state, view)
+        # A reading that does not agree with the game teaches nothing.
+        adapter._learn_colours(state, replace(view, read={"tray": read[1:]}, labs={"tray": labs[1:]},
+                                              could_be={"tray": could_be[1:]}))
+    learnt = dict(reader.recognizer.palette.colours)["blue"]
+    assert before is taught and learnt != blue and abs(learnt[2] - (blue[2] + 5.25)) < 0.2
+    assert dict(reader.recognizer.palette.colours)["purple"] == dict(taught.colours)["purple"]
+    # Dice "blue" that lie nearer the taught purple than the taught blue teach blue nothing.
+    adapter._colour_seen.clear()
+    reader.recognizer.palette = taught
+    for k in range(LEARN_AFTER):
+        far = (blue[0], blue[1] + 8.0, blue[2] + 13.0 + 0.1 * k)
+        labs = tuple(far if n == i else dict(taught.colours)[str(d.colour)] for n, d in enumerate(hand))
+        adapter._learn_colours(state, CardsView({}, read={"tray": hand}, labs={"tray": labs}))
+    assert dict(reader.recognizer.palette.colours)["blue"] == blue
+
+
+def test_a_table_cleared_at_the_rounds_end_is_not_taken_for_the_bare_table_before_the_deal() -> None:
+    from device.tables.dicetreasure import DiceTreasureTable
+
+    adapter = adapter_for(GAME)
+    assert isinstance(adapter, DiceTreasureTable)
+    bare, _ = played(())
+    state, _ = played(ROLLED)
+    cleared = adapter.observe([Snapshot((), (ZoneReading("tray", ()), ZoneReading("common-reserve", ()),
+                                             ZoneReading("reserve-1", ()), ZoneReading("reserve-2", ())))],
+                              moved=False)
+    adapter._since = [bare, state]
+    assert not adapter._passed(state, cleared)
+    # A table that shows a state the game passed with cards dealt is still waited for.
+    adapter._since = [played(DEALT)[0], state]
+    dealt = adapter.observe([snapshot_from_truth(truth_of(*played(DEALT)))], moved=False)
+    assert adapter._passed(state, dealt)

@@ -92,6 +92,8 @@ class ZoneReading:
     centres: tuple[tuple[float, float], ...] = ()
     #: Per die, the other colour it may be when its colour is its only doubt ("" for none; empty: none at all).
     could_be: tuple[str, ...] = ()
+    #: Per die, its colour as read (CIELAB; empty when not known, as from a recording's truth).
+    labs: tuple[tuple[float, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,8 @@ def snapshot_of(reading: Any) -> Snapshot:
                                  tuple(d.why if d.unsure else "" for d in item.dice),
                                  tuple(d.centre_px for d in item.dice), doubt))
     zones = tuple(ZoneReading(zone, tuple(d.die for d in dice), all(not d.unsure for d in dice),
-                              tuple(d.centre_px for d in dice), tuple(d.could_be for d in dice))
+                              tuple(d.centre_px for d in dice), tuple(d.could_be for d in dice),
+                              tuple(d.lab for d in dice))
                   for zone, dice in reading.loose.items())
     return Snapshot(tuple(spots), zones, tuple(reading.problems))
 
@@ -172,6 +175,8 @@ class CardsView:
     spots: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     #: Loose zone -> per die of ``read``, the other colour it may be when its colour is its only doubt ("").
     could_be: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Loose zone -> per die of ``read``, its colour as read (CIELAB), where known.
+    labs: Mapping[str, tuple[tuple[float, float, float], ...]] = field(default_factory=dict)
 
     def doubts(self, settled: frozenset[tuple[str, int]] = frozenset()) -> list[str]:
         """The questions to put to the players, one per doubtful space (but those in ``settled``)."""
@@ -264,6 +269,10 @@ class DiceTreasureTable(TableAdapter):
         self._doubts_now: dict[tuple[str, int], Die | None] = {}
         self._doubts_seen: Any = None
         self._belief: dict[Any, Any] = {}
+        #: The dice colours taught at this table, and each colour's loose dice seen since as the game has them
+        #: (CIELAB as read; see :meth:`_learn_colours`).
+        self._taught: Any = None
+        self._colour_seen: dict[str, dict[tuple[float, float, float], None]] = {}
         self._patches: dict[Any, Any] = {}
         self._halves: dict[Any, int] = {}
 
@@ -329,7 +338,7 @@ class DiceTreasureTable(TableAdapter):
 
         cv2.setNumThreads(1)
         reader = DiceTreasureReader(deck, palette=palette, threads=1)
-        self._reader = reader
+        self._reader, self._taught, self._colour_seen = reader, palette, {}
         self._gate = ChangeGate()
         tracker = ZoneTracker("dicetreasure", players)
 
@@ -573,13 +582,16 @@ class DiceTreasureTable(TableAdapter):
         """The places of the frame just read whose reading, made surely (never carried by the gate), is what the
         game now holds there become the change gate's reference, with that belief; a space read empty in doubt
         only when every die of the game is seen elsewhere."""
-        if self._gate is None or not self._patches or raw.confirmed:
+        if raw.confirmed:
             return
         before = state
         try:
             for action in explained.actions:
                 state = self.game.apply(state, action)
         except GameError:
+            return
+        self._learn_colours(state, raw)
+        if self._gate is None or not self._patches:
             return
         held = _held(state)
         # Every loose zone read surely and as the game has it: every die of the game is seen where the game has it,
@@ -615,6 +627,38 @@ class DiceTreasureTable(TableAdapter):
             self._gate.accept()
             self._belief.update(proposed)
 
+    def _learn_colours(self, state: DiceTreasureState, raw: CardsView) -> None:
+        """The dice colours as this table shows them, learnt from the loose zones read as the game has them (each die
+        as read or, where its colour was its only doubt, as the game names it: :func:`_named`), for the reader's
+        palette from now on: each colour's reference becomes the median of its dice seen (distinct readings, at
+        least :data:`LEARN_AFTER`), unless that lies nearer another taught colour than its own. The palette is
+        taught from one die of each colour seen once; blue dice lying otherwise in the tray came out between the
+        taught blue and purple (cdist 15-27 at 3 players, tuning seed 4821) and were asked about roll after roll."""
+        if self._reader is None or self._taught is None or not raw.labs:
+            return
+        zones = {"tray": state.hand, "common-reserve": state.common,
+                 **{f"reserve-{seat + 1}": p.reserve for seat, p in enumerate(state.players)}}
+        for zone, dice in raw.read.items():
+            labs, could_be = raw.labs.get(zone, ()), raw.could_be.get(zone, ())
+            if zone not in zones or len(labs) != len(dice) or not _agrees_in_doubt(dice, could_be, zones[zone]):
+                continue
+            for die, lab in zip(_named(dice, could_be, zones[zone]), labs, strict=True):
+                if die.colour:
+                    key = (round(lab[0], 1), round(lab[1], 1), round(lab[2], 1))
+                    self._colour_seen.setdefault(die.colour, {})[key] = None
+        taught = dict(self._taught.colours)
+        refs = dict(taught)
+        for colour, seen in self._colour_seen.items():
+            if colour not in taught or len(seen) < LEARN_AFTER:
+                continue
+            learnt = tuple(float(v) for v in np.median(np.array(list(seen)[-LEARN_KEEP:]), axis=0))
+            if min(taught, key=lambda c: _lab_distance(learnt, taught[c])) == colour:
+                refs[colour] = learnt
+        if refs != dict(self._reader.recognizer.palette.colours):
+            moved = {c for c in refs if refs[c] != taught[c]}
+            self._reader.set_palette(replace(self._taught, colours=tuple(refs.items()),
+                                             kinds=tuple(k for k in self._taught.kinds if k[0] not in moved)))
+
     def _passed(self, state: DiceTreasureState, seen: CardsView) -> bool:
         """Whether ``seen`` shows a state the game passed through since the table last showed the game's state,
         and not ``state`` itself (remembers ``state``; a player's correction or CONFIRM is always considered)."""
@@ -627,6 +671,11 @@ class DiceTreasureTable(TableAdapter):
             self._since = [state]
             return False
         for i in range(len(self._since) - 2, -1, -1):
+            # A state with no card in play (cards not dealt yet) shows a bare table, which is also what the table
+            # cleared at the round's end shows: no sign of a table behind the game (solo seed 4803, a tuning seed:
+            # the game's last "end" waited for silently, its cleared table taken for the round's start).
+            if not in_play(self._since[i]):
+                continue
             if _fits_missed(self._since[i], seen):
                 del self._since[:i]  # the table is there now: it cannot show the states before again
                 return True
@@ -948,6 +997,7 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      unsure_zones=tuple(z for z, r in loose.items() if not r.sure),
                      read={z: r.dice for z, r in loose.items()}, doubtful_cards=doubtful, spots=where_at,
                      could_be={z: r.could_be for z, r in loose.items() if any(r.could_be)},
+                     labs={z: r.labs for z, r in loose.items() if len(r.labs) == len(r.dice) and r.dice},
                      tray_at=tuple(zip(tray.dice, tray.centres, strict=True))
                      if tray is not None and len(tray.centres) == len(tray.dice) else ())
 
@@ -1002,6 +1052,19 @@ def _named(read: Sequence[Die], could_be: Sequence[str], game: Sequence[Die]) ->
             die = alternative
         out.append(die)
     return tuple(out)
+
+
+#: A colour's reference is learnt from this many distinct readings of its dice as the game has them, the latest
+#: :data:`LEARN_KEEP` at most (see :meth:`DiceTreasureTable._learn_colours`).
+LEARN_AFTER = 6
+LEARN_KEEP = 60
+
+
+def _lab_distance(a: Sequence[float], b: Sequence[float]) -> float:
+    """The die reader's colour distance (``vision.colour.distance``: CIELAB, lightness halved)."""
+    from vision.colour import distance
+
+    return float(distance(a, b))
 
 
 def _agrees_in_doubt(read: Sequence[Die], could_be: Sequence[str], game: Sequence[Die]) -> bool:
