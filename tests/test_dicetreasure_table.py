@@ -570,7 +570,7 @@ def test_the_dice_colours_are_learnt_from_loose_dice_read_as_the_game_has_them()
     assert dict(reader.recognizer.palette.colours)["blue"] == blue
 
 
-def test_a_table_cleared_at_the_rounds_end_is_not_taken_for_the_bare_table_before_the_deal() -> None:
+def test_a_table_cleared_at_the_rounds_end_is_not_taken_for_a_state_the_game_passed() -> None:
     from device.tables.dicetreasure import DiceTreasureTable
 
     adapter = adapter_for(GAME)
@@ -581,6 +581,8 @@ def test_a_table_cleared_at_the_rounds_end_is_not_taken_for_the_bare_table_befor
                                              ZoneReading("reserve-1", ()), ZoneReading("reserve-2", ())))],
                               moved=False)
     adapter._since = [bare, state]
+    assert not adapter._passed(state, cleared)
+    adapter._since = [played(DEALT)[0], state]  # cards dealt, no die anywhere yet
     assert not adapter._passed(state, cleared)
     # A table that shows a state the game passed with cards dealt is still waited for.
     adapter._since = [played(DEALT)[0], state]

@@ -671,10 +671,10 @@ class DiceTreasureTable(TableAdapter):
             self._since = [state]
             return False
         for i in range(len(self._since) - 2, -1, -1):
-            # A state with no card in play (cards not dealt yet) shows a bare table, which is also what the table
-            # cleared at the round's end shows: no sign of a table behind the game (solo seed 4803, a tuning seed:
-            # the game's last "end" waited for silently, its cleared table taken for the round's start).
-            if not in_play(self._since[i]):
+            # A table showing none of a state's cards in play is not that state's: the table cleared at the round's
+            # end (no card, no die) otherwise "fitted" any state with every die on the cards, or none dealt yet
+            # (solo seed 4803, a tuning seed: the game's last "end" waited for silently).
+            if not set(in_play(self._since[i])) & set(seen.cards):
                 continue
             if _fits_missed(self._since[i], seen):
                 del self._since[:i]  # the table is there now: it cannot show the states before again
