@@ -89,11 +89,12 @@ def test_a_settled_table_seen_again_is_carried_from_the_belief(settled: tuple[Ch
     watch, state = settled
     again = _picture(state, 1)  # another picture of the same table: noise, the dice shaken by 0.1 mm
     reading = watch.read(again.image, locate(again.image, "pyradice", 2, finder), state)
-    # Nearly every place carried (a place read in doubt in the first picture is read again), none wrongly.
-    assert watch.carried >= 0.9 * (watch.carried + watch.read_places)
+    # Nearly every place carried (a place read in doubt in the first picture is read again: an empty slot read
+    # in doubt never becomes a reference), none wrongly.
+    assert watch.carried >= 0.85 * (watch.carried + watch.read_places)
     assert _agrees(reading, state)
     mine = reading.board(1)
-    assert mine is not None and sum(s.unsure for s in mine.slots) <= 2
+    assert mine is not None and sum(s.unsure for s in mine.slots) <= 3  # empty slots read in doubt, read again
 
 
 def test_after_a_placement_only_the_changed_places_are_read(settled: tuple[ChangeWatch, Any],
@@ -299,3 +300,22 @@ def test_a_die_read_in_doubt_is_carried_as_the_game_has_it_once_its_owners_turn_
     assert watch.values.get(gone) != "empty"  # read in doubt where the game has no die now
     reason(turn(over))
     assert watch.values.get(gone) == "empty"  # the next turn over: carried empty (dice never come back)
+
+
+def test_an_empty_slot_read_in_doubt_never_becomes_a_reference() -> None:
+    """The game may be behind the table: a slot the game has empty may hold a later turn's die, read in doubt as
+    none. Taken as the reference for "empty" when the belief changed, the die was then carried, sure, as empty
+    (tuning replay 5703: Ben's white 6, the game then placing the next dice a slot off)."""
+    from device.tables.pyradice import reading_from_truth
+    from engine.pyradice.pyramid import SLOTS, slot_text
+
+    state = seeded_state(45, 2, 10)
+    other = 2 - state.turn  # the seat not to move
+    slot = next(s for s in SLOTS if s not in state.players[other - 1].pyramid)
+    truth = {**_truth(state), "hidden": {"slots": [f"{other}:{slot_text(slot)}"]}}
+    watch = ChangeWatch(_Stub(reading_from_truth(truth, 2)))
+    watch.read(None, _Reg(), state)
+    watch.read(None, _Reg(), replace(state))  # the belief changed: the pending patches judged
+    assert ("slot", other, slot) not in watch.values
+    assert ("slot", other, next(s for s in SLOTS if s != slot and s not in state.players[other - 1].pyramid)) \
+        in watch.values  # an empty slot read sure is

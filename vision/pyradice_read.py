@@ -366,11 +366,14 @@ def _lattice_coords(points: np.ndarray, lattice: BrickLattice) -> np.ndarray:
 def fit_lattice(centres: np.ndarray, weights: np.ndarray, prior: BrickLattice,
                 keep: BrickLattice | None = None) -> BrickLattice | None:
     """A brick lattice through die centres (zone mm). Pitch and turn by phase coherence over a grid (or near
-    the kept lattice), the lattice cell that is slot (1, 0) nearest the prior's (or the kept one's), then a
-    least-squares refinement on the dice that lie on it. None when no lattice explains at least two dice."""
+    the kept lattice), the lattice cell that is slot (1, 0) (see below), then a
+    least-squares refinement on the dice that lie on it. None when no lattice explains at least two dice.
+    Which cell is slot (1, 0) follows the kept lattice only once it was fitted on KEEP_LATTICE_DICE dice or
+    more, else the prior (the printed outline): a kept one fitted on a few faint finds (a pitch of 20.8 for
+    17.4, tuning replay 5702) put the next fit a cell off, and every die of a level read, sure, as the one
+    below it for the rest of the game."""
     if len(centres) == 0:
         return keep
-    ref = keep or prior
     if keep is not None and keep.dice >= 6:
         pitches = np.linspace(keep.pitch * 0.97, keep.pitch * 1.03, 7)
         turns = np.radians(np.linspace(keep.angle - 1.5, keep.angle + 1.5, 7))
@@ -402,7 +405,7 @@ def fit_lattice(centres: np.ndarray, weights: np.ndarray, prior: BrickLattice,
     point = phase_along * step + phase_level * up
     lattice = BrickLattice((float(point[0]), float(point[1])), (float(step[0]), float(step[1])),
                            (float(up[0]), float(up[1])), 0)
-    lattice = _snap_origin(lattice, ref)
+    lattice = _snap_origin(lattice, keep if keep is not None and keep.dice >= KEEP_LATTICE_DICE else prior)
     return _refine(lattice, centres, weights)
 
 
@@ -689,6 +692,13 @@ class PyradiceReader:
             # carried unchanged is not: its own picture is as it was).
             slots = [s if s.unsure or s.slot in known else
                      replace(s, unsure=True, reason="something covers part of the mat") for s in slots]
+        held = sum(1 for s in slots if s.occupied and not s.unsure)
+        if self.lattices.get(seat) is lattice and lattice.dice > held:
+            # A lattice counts as fitted on no more dice than are read on it: an empty board's printed recesses
+            # are found strongly at a steep view, and a lattice fitted on 17 of them (at the board's height, not
+            # the dice tops': a parallax of up to half a pitch) was kept for a whole game and read each die in
+            # the slot beside its own (tuning replay 5703). The dice, once placed, refit it.
+            self.lattices[seat] = replace(lattice, dice=held)
         problems = tuple(f"{s.text} on player {seat}'s board: {s.reason}" for s in slots if s.unsure)
         if not view.complete:
             problems = (*problems, f"player {seat}'s board is not wholly seen")

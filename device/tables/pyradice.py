@@ -864,7 +864,12 @@ class ChangeWatch:
             # Read in doubt: taken when the belief changed there and agrees on whether a die is there; after the
             # players' answer also where it did not change, but only for a die read as the die it has (never an
             # "empty" read in doubt: their answer may describe less than the table shows, a die already placed).
-            if (sure and value == have) or (not sure and _present(value) == _present(have) and changed_here) or (
+            # An empty slot or reserve read in doubt never becomes a reference: the game may be behind the table,
+            # and a later turn's die read in doubt as none there was then carried, sure, as empty (tuning replay
+            # 5703: Ben's white 6 at 1,3, the game then placing the next dice a slot off). The quarry's empty
+            # places may: dice never come back.
+            if (sure and value == have) or (not sure and _present(value) == _present(have) and changed_here
+                                            and (_present(have) or key[0] == "quarry")) or (
                     not sure and answered and _present(have) and value == have):
                 self._take(key, patch, have)
         self.pending.clear()
