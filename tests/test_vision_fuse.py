@@ -92,6 +92,8 @@ def test_eval_dice_refuses_bad_frames_and_colour_labels_clearly(
     assert "--frames 9 must be 1 to 5" in capsys.readouterr().err
     assert companion(["eval-dice", str(manifest), "--truth-boxes", "--colours", str(tmp_path / "none.jsonl")]) == 2
     assert "no such colour labels file" in capsys.readouterr().err
+    assert companion(["eval-dice", str(manifest), "--truth-boxes", "--tilt", "--update-card"]) == 2
+    assert "not with --tilt" in capsys.readouterr().err
 
 
 def test_fused_frames_in_eval_dice_keep_every_wrong_value_unsure(tmp_path: Path) -> None:

@@ -85,3 +85,17 @@ def test_the_reader_flags_a_rendered_die_leaning_on_a_flat_table() -> None:
         image, [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
     )
     assert not any(r.cocked for r in plain)  # off by default: the elongation rule alone, which misses this lean
+
+
+def test_the_evaluation_counts_cocked_dice_apart_from_the_value_doubts() -> None:
+    from vision.lab.evaluate import Evaluation, ImageResult
+
+    def row(unsure: bool, cocked: bool, doubts: str) -> dict[str, object]:
+        return {"status": "matched", "correct": True, "unsure": unsure, "cocked": cocked, "doubts": doubts}
+
+    evaluation = Evaluation(images=[ImageResult("a.jpg", 4, 4, 4, 0, 0, 3)])
+    evaluation.rows = [row(True, True, "cocked"), row(True, True, "low confidence; cocked"),
+                       row(True, False, "low confidence"), row(False, False, "")]  # fmt: skip
+    summary = evaluation.summary()
+    # the leaning die that is only cocked is a re-roll, not a value doubt; one that is both counts as both
+    assert (summary["unsure"], summary["cocked"], summary["unsure_for_value"]) == (3, 2, 2)

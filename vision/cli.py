@@ -76,6 +76,10 @@ def register(subparsers: Any) -> None:
         help="also measure colour names on the labelled dice of FILE (vision/lab/labels/byler-colours.jsonl): the "
         "general palette, and each game's palette taught from one die of each colour",
     )
+    ev.add_argument(
+        "--tilt", action="store_true",
+        help="read the learnt cocked flag too (models/dice-tilt.onnx; DiceRecognizer(tilt=True), off by default)",
+    )  # fmt: skip
     ev.add_argument("--update-card", action="store_true", help="store the summary in the face model's card")
     ev.add_argument("--threads", type=int, default=1)
     ev.set_defaults(func=run_eval)
@@ -156,7 +160,9 @@ def run_eval(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.corrections}: no such corrections file")
         records, applied = apply_corrections(records, read_corrections(args.corrections))
     detector = FixedDetector() if args.truth_boxes else None
-    recognizer = DiceRecognizer(detector=detector, threads=args.threads)
+    if args.tilt and args.update_card:
+        raise ValueError("--update-card stores the figures of the reader as the games use it, not with --tilt")
+    recognizer = DiceRecognizer(detector=detector, threads=args.threads, tilt=args.tilt)
     done = [0]
 
     def progress(image: str) -> None:
@@ -179,6 +185,8 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.frames != 1:
         extra["frames"] = args.frames
     extra["floor"] = recognizer.floor
+    if args.tilt:
+        extra["tilt"] = True
     extra["tradeoff"] = evaluation.tradeoff()
     if args.colours is not None:
         extra["colour"] = colour_figures(args.colours, {r["image"] for r in records}, args.manifest)
