@@ -693,11 +693,13 @@ class PyradiceReader:
             slots = [s if s.unsure or s.slot in known else
                      replace(s, unsure=True, reason="something covers part of the mat") for s in slots]
         held = sum(1 for s in slots if s.occupied and not s.unsure)
-        if self.lattices.get(seat) is lattice and lattice.dice > held:
+        if fitted is not keep and self.lattices.get(seat) is lattice and lattice.dice > held:
             # A lattice counts as fitted on no more dice than are read on it: an empty board's printed recesses
             # are found strongly at a steep view, and a lattice fitted on 17 of them (at the board's height, not
             # the dice tops': a parallax of up to half a pitch) was kept for a whole game and read each die in
-            # the slot beside its own (tuning replay 5703). The dice, once placed, refit it.
+            # the slot beside its own (tuning replay 5703). The dice, once placed, refit it. Only a lattice fitted
+            # now: a kept one is not worn down by the dice read in doubt in one picture (it would be recut, and
+            # read whole, every time).
             self.lattices[seat] = replace(lattice, dice=held)
         problems = tuple(f"{s.text} on player {seat}'s board: {s.reason}" for s in slots if s.unsure)
         if not view.complete:
