@@ -132,9 +132,10 @@ class DiceRecognizer:
         self.faces = faces if faces is not None else FaceModel(threads=threads)
         self.detector = detector if detector is not None else default_detector(threads)
         #: Issue 25's learnt cocked flag (``models/dice-tilt.onnx``), read when ``tilt`` is ``True`` or a model. Off by
-        #: default (session 16): on the Byler val photos it flags 3 of 220 dice (lying flat, as far as a photo shows),
-        #: so the reader would ask 7.3% of dice instead of 5.9%; whether a game wants leaning dice asked about at
-        #: that price is the games' choice (``docs/vision.md``, "The cocked flag, learnt").
+        #: default (sessions 16 and 17): it catches about 58% of rendered dice leaning 15 degrees and flags 1.9% of
+        #: the real train dice behind the detector (0 of val's 220 since session 17), and every game's reader was
+        #: measured without it; whether a game wants leaning dice asked about at that price is the game's choice
+        #: (``docs/vision.md``, "Session 17").
         self.tilt = tilt if isinstance(tilt, TiltModel) else (load_tilt_model(threads) if tilt else None)
 
     def candidates(self, image: np.ndarray) -> tuple[np.ndarray, list[DieCandidate]]:
