@@ -319,3 +319,41 @@ def test_an_empty_slot_read_in_doubt_never_becomes_a_reference() -> None:
     assert ("slot", other, slot) not in watch.values
     assert ("slot", other, next(s for s in SLOTS if s != slot and s not in state.players[other - 1].pyramid)) \
         in watch.values  # an empty slot read sure is
+
+
+def test_an_answer_ending_a_turn_leaves_no_silent_wait_on_the_next_movers_die_in_doubt() -> None:
+    """The players' answer ended the turn asked about, on a picture that already shows the next mover's die taken
+    and placed, both read in doubt. Readings in doubt around the quarry alone are the answered turn's and wait for
+    the next still table; a die in doubt on an open slot of the next mover's board is looked at now, since it may
+    be the game's last turn and no later table comes (measured replay 5802 waited in silence at its end)."""
+    from device.tables import adapter_for
+    from device.tables.pyradice import reading_from_truth
+    from engine.game import find_game
+    from engine.pyradice.pyramid import slot_text
+    from engine.pyradice.quarry import position_text
+
+    game = find_game("pyradice")
+    asked = seeded_state(45, 2, 10)
+    held = game.apply(asked, next(a for a in game.legal_actions(asked) if a.kind == "take"))
+    answered = game.apply(held, next(p for p in game.legal_actions(held) if p.slot[0] == 1))  # no skill step
+    assert answered.turn != asked.turn
+    take = next(a for a in game.legal_actions(answered) if a.kind == "take")
+    in_hand = game.apply(answered, take)
+    place = next(p for p in game.legal_actions(in_hand) if p.slot[0] == 1)
+    placed = game.apply(in_hand, place)
+    slot = place.slot
+    quarry_doubt = {"positions": [position_text(take.position)]}
+
+    def explained(truth_of: Any, hidden: dict[str, list[str]]) -> Any:
+        table = adapter_for(game)
+        seen = table.observe([reading_from_truth({**_truth(truth_of), "hidden": hidden}, 2)], moved=True)
+        table._pending = (seen, asked)  # type: ignore[attr-defined]  # the question the players just answered
+        return table.explain(answered, seen)
+
+    assert explained(answered, quarry_doubt).problems == ()  # the answered turn's doubts: the next table says
+    die_doubt = {**quarry_doubt, "slots": [f"{answered.turn + 1}:{slot_text(slot)}"]}
+    result = explained(placed, die_doubt)
+    # Not waited for in silence: the turn the picture shows is explained (every turn that fits takes that die and
+    # places it there), or asked about; never another turn.
+    assert result.problems or result.actions == (take, place)
+    assert result.problems or result.actions
