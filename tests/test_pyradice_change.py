@@ -321,27 +321,32 @@ def test_an_empty_slot_read_in_doubt_never_becomes_a_reference() -> None:
         in watch.values  # an empty slot read sure is
 
 
-def test_an_answer_ending_a_turn_leaves_no_silent_wait_on_the_next_movers_die_in_doubt() -> None:
-    """The players' answer ended the turn asked about, on a picture that already shows the next mover's die taken
-    and placed, both read in doubt. Readings in doubt around the quarry alone are the answered turn's and wait for
-    the next still table; a die in doubt on an open slot of the next mover's board is looked at now, since it may
-    be the game's last turn and no later table comes (measured replay 5802 waited in silence at its end)."""
+def test_an_answer_before_the_last_turn_leaves_no_silent_wait_on_the_last_die_in_doubt() -> None:
+    """The players' answer ended the second-to-last turn (its skill step), on a picture that already shows the last
+    mover's die taken and placed at their apex, both read in doubt. Mid-game such doubts wait for the next still
+    table (tests/test_pyradice_reader.py: the answered turn's doubts are no news); at the last turn no later table
+    comes, so the die is looked at now (measured replay 5802 waited in silence at its end, Cleo's apex in doubt)."""
     from device.tables import adapter_for
     from device.tables.pyradice import reading_from_truth
     from engine.game import find_game
     from engine.pyradice.pyramid import slot_text
     from engine.pyradice.quarry import position_text
+    from engine.pyradice.state import Phase
 
     game = find_game("pyradice")
-    asked = seeded_state(45, 2, 10)
-    held = game.apply(asked, next(a for a in game.legal_actions(asked) if a.kind == "take"))
-    answered = game.apply(held, next(p for p in game.legal_actions(held) if p.slot[0] == 1))  # no skill step
-    assert answered.turn != asked.turn
-    take = next(a for a in game.legal_actions(answered) if a.kind == "take")
-    in_hand = game.apply(answered, take)
-    place = next(p for p in game.legal_actions(in_hand) if p.slot[0] == 1)
-    placed = game.apply(in_hand, place)
-    slot = place.slot
+
+    def turn(state: Any) -> tuple[Any, Any, Any]:
+        # A die of the bottom layer: taking it uncovers none (a die uncovered, read sure, would be news anyway).
+        take = next(a for a in game.legal_actions(state) if a.kind == "take" and a.position[0] == 0)
+        held = game.apply(state, take)
+        place = next(a for a in game.legal_actions(held) if a.kind == "place")
+        return take, place, game.apply(held, place)
+
+    _, _, asked = turn(seeded_state(47, 2, 40))  # the first player's apex: its skill step
+    assert asked.phase is Phase.SKILL
+    answered = game.apply(asked, next(a for a in game.legal_actions(asked) if a.kind == "pass"))
+    assert answered.phase is Phase.TAKE and answered.turn != asked.turn
+    take, place, placed = turn(answered)  # the last die of the game
     quarry_doubt = {"positions": [position_text(take.position)]}
 
     def explained(truth_of: Any, hidden: dict[str, list[str]]) -> Any:
@@ -350,10 +355,9 @@ def test_an_answer_ending_a_turn_leaves_no_silent_wait_on_the_next_movers_die_in
         table._pending = (seen, asked)  # type: ignore[attr-defined]  # the question the players just answered
         return table.explain(answered, seen)
 
-    assert explained(answered, quarry_doubt).problems == ()  # the answered turn's doubts: the next table says
-    die_doubt = {**quarry_doubt, "slots": [f"{answered.turn + 1}:{slot_text(slot)}"]}
-    result = explained(placed, die_doubt)
+    assert explained(answered, quarry_doubt).problems == ()  # the answered turn's doubts: nothing more to see
+    result = explained(placed, {**quarry_doubt, "slots": [f"{answered.turn + 1}:{slot_text(place.slot)}"]})
     # Not waited for in silence: the turn the picture shows is explained (every turn that fits takes that die and
-    # places it there), or asked about; never another turn.
-    assert result.problems or result.actions == (take, place)
+    # places it there) or asked about; never another turn.
+    assert result.problems or result.actions[:2] == (take, place)
     assert result.problems or result.actions
