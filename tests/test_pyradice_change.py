@@ -323,9 +323,10 @@ def test_an_empty_slot_read_in_doubt_never_becomes_a_reference() -> None:
 
 def test_an_answer_before_the_last_turn_leaves_no_silent_wait_on_the_last_die_in_doubt() -> None:
     """The players' answer ended the second-to-last turn (its skill step), on a picture that already shows the last
-    mover's die taken and placed at their apex, both read in doubt. Mid-game such doubts wait for the next still
-    table (tests/test_pyradice_reader.py: the answered turn's doubts are no news); at the last turn no later table
-    comes, so the die is looked at now (measured replay 5802 waited in silence at its end, Cleo's apex in doubt)."""
+    mover's die taken and placed at their apex, both read in doubt. Doubts around the quarry alone are the answered
+    turn's and no news (tests/test_pyradice_reader.py); the die in doubt on the mover's empty slot is looked at
+    now, since at the last turn no later table comes (measured replay 5802 waited in silence at its end, Cleo's
+    apex in doubt)."""
     from device.tables import adapter_for
     from device.tables.pyradice import reading_from_truth
     from engine.game import find_game

@@ -239,14 +239,15 @@ class PyradiceTable(TableAdapter):
             self._answered = True
             if (state.turn != self._pending[1].turn and state.phase is Phase.TAKE
                     and not _sure_news(state, seen.reading, self._overrode)
-                    and not (_last_turn(state) and _open_slot_in_doubt(state, seen.reading))):
+                    and not _open_slot_in_doubt(state, seen.reading)):
                 # The players' answer ended the turn asked about, and the same picture shows nothing sure of the
                 # next one: its readings in doubt (the quarry around the die just taken, mostly) are that turn's,
                 # not news of the next; asked about, each answer would run the game a turn ahead of the table
                 # (tuning replay 5502: up to 8 placements ahead, 51 of its 66 answers). The next still table says.
-                # Not so at the game's last turn when the mover's own board reads in doubt where the game has no
-                # die: their die may lie there already, and no later table comes (5802 waited in silence at its
-                # end, Cleo's apex read in doubt): looked at now.
+                # Not so when the next mover's own board reads in doubt where the game has no die: their die may
+                # lie there already, and it is looked at now (the replay's players answer only what the table
+                # shows since session 17, so a question no longer runs the game ahead of it). Left to the next
+                # still table, the game's last turn waited for ever: 5802, Cleo's apex read in doubt.
                 self._pending = None
                 return Explained()
         result = self._explain_seen(state, seen)
@@ -1048,11 +1049,6 @@ def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
     reserve = reading.reserve(seat)
     return (board is not None and any(s.unsure for s in board.slots)) or any(
         p.unsure for p in reading.quarry.positions) or (reserve is not None and reserve.unsure)
-
-
-def _last_turn(state: PyradiceState) -> bool:
-    """Whether the mover's turn is the game's last: their pyramid lacks one die, and the first player is next."""
-    return (state.turn + 1) % len(state.players) == state.first and len(state.mover.pyramid) == pyr.FULL - 1
 
 
 def _open_slot_in_doubt(state: PyradiceState, reading: Any) -> bool:
