@@ -82,6 +82,7 @@ class Table:
     problems: list[str] = field(default_factory=list)
     moved: bool = False
     explained: int | None = None  # index in the game's actions of the first action this reading explained
+    waiting: str = ""  # why the camera's table is not taken yet, asking nothing (the adapter's words)
 
 
 @dataclass(frozen=True)
@@ -434,9 +435,12 @@ class GameSession:
     def _consider_table(self, origin: str = "camera") -> None:
         table = self.table
         problems: list[str] = []
+        table.waiting = ""
         if self.game is not None and self.adapter is not None and not self.game.status(self.state).finished:
             explained = self.adapter.explain(self.state, table.seen)
             problems = list(explained.problems)
+            if not problems and not explained.actions:
+                table.waiting = explained.waiting
             if not problems and explained.actions:
                 first = len(self.history)
                 try:
@@ -578,7 +582,8 @@ class GameSession:
                 "pairing_waiting": self.pairing_waiting(),
                 "pairing_code": self.pairing.waiting_code(),
                 "warnings": list(self.warnings) + list(self.table.problems),
-                "table": {"seen": seen, "pending": self.table.pending, "problems": list(self.table.problems)},
+                "table": {"seen": seen, "pending": self.table.pending, "problems": list(self.table.problems),
+                          "waiting": self.table.waiting},
                 "setup_problem": self.setup_problem,
                 "game": None,
             }

@@ -23,7 +23,10 @@ from device import tables
 from device.appliance import Appliance, truth_reader
 from device.commands import replay
 from device.config import Config
+from device.eventlog import EventLog
+from device.hub import Hub
 from device.recording import expected_section, load_recording, true_record
+from device.session import GameSession
 from device.sources import ReplaySource
 from device.tables import Explained, TableAdapter, adapter_for
 from engine.game import find_game
@@ -47,6 +50,8 @@ class StandIn(TableAdapter):
         if seen is None:
             return Explained()
         before, after, text, ask = seen
+        if ask == "wait":
+            return Explained(waiting=text)
         now = self.game.state_to_json(state)
         if now == after:
             return Explained()
@@ -168,6 +173,21 @@ def test_companion_run_plays_a_board_recording_as_the_replay_does(stand_in: None
         assert app.session.record is not None and app.session.record.seed == 14
         assert app.session.export()["actions"] == data["expected"]["actions"]
         assert app.pipeline.answers == 1
+
+
+def test_a_table_waited_for_is_said_on_the_page_and_asks_nothing(stand_in: None, tmp_path: Path) -> None:
+    """An adapter that takes nothing from a table and asks nothing may say why (``Explained.waiting``): the page
+    shows it (the snapshot's table part), nothing is pending, and the next table the adapter takes clears it."""
+    with EventLog(tmp_path / "events.sqlite3") as log:
+        session = GameSession(log, Hub())
+        session.new_game(["Anna", "Ben"], {}, game=GAME, mode="camera", seed=5)
+        now = find_game(GAME).state_to_json(session.state)
+        session.on_settled([("{}", "{}", "a turn the game has passed", "wait")], moved=False)
+        table = session.snapshot()["table"]
+        assert table["waiting"] == "a turn the game has passed"
+        assert table["pending"] is False and table["problems"] == [] and session.history == []
+        session.on_settled([(now, now, "", False)], moved=False)  # the table the game has: nothing to wait for
+        assert session.snapshot()["table"]["waiting"] == ""
 
 
 def test_a_board_game_without_a_reader_is_said_not_crashed(tmp_path: Path) -> None:

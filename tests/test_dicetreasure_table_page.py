@@ -60,6 +60,14 @@ def test_the_dicetreasure_page_draws_the_table_and_the_legal_spaces(web_applianc
         page.click(f"#dt-pick button[data-die='{die}']")
         node = page.locator(f"figure.dt-card[data-card='{card}'] g.space.blocked[data-space='{space}']")
         assert node.count() == 1 and "next to" in (node.locator("title").text_content() or "")
+    # A table the camera waits for (an adapter's Explained.waiting) is said above the game, asking nothing.
+    session.table.waiting = "the table shows a turn the game has already passed"
+    session.publish()
+    page.wait_for_selector("#table-waiting", timeout=5000)
+    assert "already passed" in page.inner_text("#table-waiting")
+    session.table.waiting = ""
+    session.publish()
+    page.wait_for_selector("#table-waiting", state="detached", timeout=5000)
     # The generic buttons below still play (for a paired browser).
     pair(page)
     n = session.snapshot()["game"]["action_count"]

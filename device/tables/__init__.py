@@ -48,10 +48,13 @@ class ButtonChoice:
 @dataclass(frozen=True)
 class Explained:
     """What an observation means: the engine actions that explain it (empty: nothing changed), or the
-    problems that keep it from being taken as it is (shown to the players; the table then waits)."""
+    problems that keep it from being taken as it is (shown to the players; the table then waits). ``waiting``:
+    with neither, why the table is not taken yet though it differs from the game (said on the page, not asked:
+    the players need not answer, but they are told the camera waits)."""
 
     actions: tuple[Any, ...] = ()
     problems: tuple[str, ...] = ()
+    waiting: str = ""
 
 
 class TableAdapter(ABC):

@@ -451,7 +451,8 @@ class DiceTreasureTable(TableAdapter):
                 # happened): nothing to explain and nothing to ask until the table catches up.
                 self._believe(state, Explained())
                 self._remember(state, Explained(), raw)
-                return Explained()
+                return Explained(waiting="the table shows a turn the game has already passed (answered on the page "
+                                         "before the camera saw it); nothing is taken from it until it catches up")
             explained = self._explain_table(state, seen)
             explained = self._rolled(state, seen, explained)
             if self._unsettled and not seen.confirmed and _ends_round_unseen(state, explained.actions, seen):

@@ -142,6 +142,8 @@ function renderShell(s) {
   for (const w of s.warnings || []) {
     if (!problems.has(w)) warnings.appendChild(el("p", {class: "warning"}, w));
   }
+  const waiting = (s.table || {}).waiting;  // the camera waits for the table, asking nothing
+  if (waiting) warnings.appendChild(el("p", {class: "note", id: "table-waiting"}, `The camera waits: ${waiting}.`));
   if (s.pairing_waiting) {
     const code = s.pairing_code ? ` (code ${s.pairing_code})` : "";
     warnings.appendChild(el("p", {class: "warning", id: "pairing-asked"},
