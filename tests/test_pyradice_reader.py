@@ -278,6 +278,7 @@ def test_a_die_only_in_hand_on_readings_in_doubt_is_not_taken() -> None:
                      if p.position == take.position else p for p in seen.quarry.positions)
     explained = table.explain(before, table.observe([replace(seen, quarry=QuarryReading(doubtful))], moved=True))
     assert explained.actions == () and explained.problems == ()
+    assert "seen only in doubt" in explained.waiting  # said on the page, not asked
     # Seen sure empty (a perfect reader), the take is the table's news: the die is in hand.
     assert table.explain(before, table.observe([seen], moved=True)).actions[:1] == (take,)
     # Placed, the die in its slot says which was taken.

@@ -334,7 +334,7 @@ class PyradiceTable(TableAdapter):
                 self._waiting = False
                 tried = self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
                 if self._waiting:  # only a take in doubt would explain it: the placement will say
-                    return Explained()
+                    return Explained(waiting=IN_HAND_WAIT)
                 return tried if tried.actions else Explained(problems=tuple(doubts))
             return Explained()
         return self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
@@ -396,7 +396,7 @@ class PyradiceTable(TableAdapter):
             # top almost where it was, and one of two identical dice may read in doubt while the other was taken):
             # nothing is taken on them. The die shows in its slot at the next still table, and that is read.
             self._waiting = True
-            return Explained()
+            return Explained(waiting=IN_HAND_WAIT)
         if not actions:
             return Explained(problems=tuple(doubts)) if doubts and not confirmed else Explained()
         if not confirmed and seen.unsure_slots and not _as_read_agrees(self.game, state, actions, seen):
@@ -1049,6 +1049,10 @@ def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
     reserve = reading.reserve(seat)
     return (board is not None and any(s.unsure for s in board.slots)) or any(
         p.unsure for p in reading.quarry.positions) or (reserve is not None and reserve.unsure)
+
+
+#: What the page says while a die taken shows only on readings in doubt (nothing is taken on them).
+IN_HAND_WAIT = "the die taken is seen only in doubt; the camera reads it when it lies in its slot"
 
 
 def _open_slot_in_doubt(state: PyradiceState, reading: Any) -> bool:
