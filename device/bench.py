@@ -85,10 +85,10 @@ def _table_run(path: Path, limit: int, reader: Reader, reads: list[float],
     """A board game's recording through the appliance as ``companion run --source replay:DIR`` plays it: the
     recorded table's reader (timed), the players answering the device's questions from the recording's
     truth. Returns frames/s, the delays and the number of actions the game reached."""
-    recording = load_recording(path)
+    source = ReplaySource(path, fast=True)
+    recording = source.recording
     config = Config().replace(panel={"mode": "none"}, game={
         "name": recording.game, "players": list(recording.players), "options": dict(recording.options)})
-    source = ReplaySource(path, fast=True)
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as tmp, \
             Appliance(config, source, reader, state_dir=Path(tmp)) as app:
         make = app.pipeline.reader_for

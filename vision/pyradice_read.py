@@ -876,16 +876,16 @@ class PyradiceReader:
         if found:
             best = max(found, key=lambda c: c.score)
             targets.append(best)
-        # Only the likeliest die of the targets is read whole (second look, pips, colour): the others only say
-        # how likely a die is there, and reading all of them whole cost about 80 ms a reserve on one core.
+        # Only the likeliest die of the targets is read whole (second look, pips, colour), and only when a die is
+        # there: the others only say how likely one is, and reading all of them whole cost about 80 ms a reserve
+        # on one core.
         _, not_die = self.faces.read(np.stack([crop_die(zone, c, self.faces.size) for c in targets]))
         k = int(np.argmin(not_die))
         p_die = 1.0 - float(not_die[k])
-        reads = {k: self._read(_Crops(zone, [targets[k]]))[0][0]}
         det = max((c.score for c in found), default=0.0)
         occupied = p_die >= 0.5
         sure = (p_die >= 1 - DIE_BELOW and det > FOUND) or (p_die <= 1 - EMPTY_ABOVE and det == 0.0)
-        read = reads[k] if occupied else None
+        read = self._read(_Crops(zone, [targets[k]]))[0][0] if occupied else None
         unsure = not sure or (read is not None and read.unsure)
         reason = "" if sure else "cannot tell whether a die is there"
         if read is not None and read.unsure and not reason:
