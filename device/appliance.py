@@ -134,10 +134,8 @@ class Pipeline:
             return
         try:
             if kind == "press":
-                if isinstance(at, int) and at != len(self.session.history):
-                    self.session.warn(f"a {item['button']} pressed for action {at} came after the game moved on")
-                    return
-                self.session.press(str(item["button"]), long=bool(item.get("long", False)), origin="replay")
+                self.session.press(str(item["button"]), long=bool(item.get("long", False)), origin="replay",
+                                   at=at if isinstance(at, int) else None)
             elif kind == "action":
                 self.session.apply_text(str(item["text"]), "replay", at=at if isinstance(at, int) else None)
             elif kind == "correct":

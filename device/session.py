@@ -457,9 +457,11 @@ class GameSession:
         self.publish()
 
     # --- buttons ----------------------------------------------------------------------------
-    def press(self, button: str, *, long: bool = False, origin: str = "panel", paired: bool = True) -> str:
+    def press(self, button: str, *, long: bool = False, origin: str = "panel", paired: bool = True,
+              at: int | None = None) -> str:
         """A button press (physical or virtual); returns what it did, in words. ``paired=False`` (a virtual
-        panel on an unpaired browser) may only approve a pairing: anything else is NotPairedError."""
+        panel on an unpaired browser) may only approve a pairing: anything else is NotPairedError. ``at`` as for
+        :meth:`apply_text` (a press meant for an earlier step is refused, never taken for the step now)."""
         with self._lock:
             if button not in Button.ALL:
                 raise SessionError(f"unknown button {button!r}; buttons: {', '.join(Button.ALL)}")
@@ -474,6 +476,7 @@ class GameSession:
                                      "the panel's buttons change the game")
             if self.game is None or self.adapter is None:
                 return "no game"
+            self._check_at(at)
             if button == Button.UNDO:
                 self.undo(origin)
                 return "undone"
