@@ -190,6 +190,8 @@ def test_edge_angle_reads_a_drawn_square(angle: float) -> None:
     diff = abs(found - angle % 90)
     assert min(diff, 90 - diff) < 2.0
     assert strength > 0.3
+    # The detector hands it the frame in grey, converted once (session 18): the same reading exactly.
+    assert edge_angle(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (60.0, 60.0), 50.0) == (found, strength)
 
 
 def test_letterbox_keeps_the_aspect_and_pads_to_sixteen() -> None:

@@ -214,3 +214,12 @@ def test_kinds_name_a_die_by_its_nearest_kind_and_survive_a_palette_file(tmp_pat
     path.write_text(json.dumps(bad), encoding="utf-8")
     with pytest.raises(PaletteError, match="not among its colours"):
         load_palette(str(path))
+
+
+def test_nearest_each_names_every_colour_as_nearest_does() -> None:
+    # The reader names a frame's dice in one call (session 18); it must give each die what nearest gives it.
+    rng = np.random.default_rng(3)
+    labs = [(float(rng.uniform(0, 100)), float(rng.uniform(-60, 60)), float(rng.uniform(-60, 60))) for _ in range(40)]
+    for palette in (load_palette("dice"), load_palette("pyradice")):
+        assert palette.nearest_each(labs) == [palette.nearest(lab) for lab in labs]
+        assert palette.nearest_each([]) == []

@@ -138,3 +138,13 @@ def test_one_conversion_for_every_stage_keeps_a_16_bit_frame_as_bright_as_it_is(
     tree = ast.parse(Path(vision.faces.__file__).read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert "vision.lab.render" not in imported and "vision.types" in imported
+
+
+def test_as_bgr_hands_a_frame_back_uncopied_and_makes_a_view_contiguous() -> None:
+    # Every crop passes its frame through as_bgr: a contiguous BGR frame must come back as itself (no copy, no
+    # checks' cost), and a strided view of one as the same pixels, contiguous (OpenCV needs that).
+    frame = np.random.default_rng(0).integers(0, 256, (40, 60, 3), dtype=np.uint8)
+    assert as_bgr(frame) is frame
+    view = frame[:, ::2]
+    out = as_bgr(view)
+    assert out.flags.c_contiguous and np.array_equal(out, view)

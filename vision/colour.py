@@ -159,6 +159,18 @@ class Palette:
         best = int(np.argmin(distances))
         return named[best][0], float(distances[best])
 
+    def nearest_each(self, labs: Sequence[Sequence[float]]) -> list[tuple[str, float]]:
+        """:meth:`nearest` of every colour of ``labs`` at once (the same names and distances; the references are
+        gathered once per frame instead of once per die)."""
+        if len(labs) == 0:
+            return []
+        named = self.references()
+        references = np.array([ref for _, ref in named], np.float64)
+        delta = (references[None] - np.asarray(labs, np.float64)[:, None]) * [LIGHTNESS_WEIGHT, 1.0, 1.0]
+        distances = np.sqrt((delta**2).sum(axis=2))
+        best = np.argmin(distances, axis=1)
+        return [(named[int(b)][0], float(distances[i, b])) for i, b in enumerate(best)]
+
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
             "palette": self.name,

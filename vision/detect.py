@@ -126,7 +126,8 @@ def merge_close(
 
 
 def edge_angle(image_bgr: np.ndarray, centre: tuple[float, float], size: float) -> tuple[float, float]:
-    """Classical rotation estimate of the die around ``centre``: (angle 0..90 degrees, strength 0..1).
+    """Classical rotation estimate of the die around ``centre`` of a BGR or grey image: (angle 0..90 degrees,
+    strength 0..1).
 
     :func:`vision.crop.folded_edges` in a window of ``size`` pixels. Strength is the length of the mean
     vector (1 = every edge agrees).
@@ -280,10 +281,12 @@ class DiceDetector:
         if float(shown[::4, ::4].std()) < FLAT_FRAME_STD:
             return []
         found = []
+        # Grey once for every die's edges (the same values as converting each die's window: per pixel).
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         for cx, cy, bw, bh, net_angle, score in decode(self._run(boxed), scale, self.threshold, (w, h)):
             # The die's own edges give its rotation better than the network (see docs/vision-detect.md);
             # the network's estimate stands in where the edges say little (a blurred or low-contrast die).
-            angle, strength = edge_angle(image, (cx, cy), (bw + bh) / 2 / 1.2)
+            angle, strength = edge_angle(grey, (cx, cy), (bw + bh) / 2 / 1.2)
             if strength < MIN_EDGE_STRENGTH:
                 angle = net_angle
             found.append(((cx, cy), side_from_box(bw, bh, angle), angle, score))
