@@ -31,7 +31,6 @@ from vision.faces import (
     SECOND_LOOK_BELOW,
     SURE_FLOOR,
     TIGHT_SIDE,
-    TILT_CROP_SIZE,
     TILT_MARGIN,
     FaceModel,
     PipReading,
@@ -219,6 +218,7 @@ class DiceRecognizer:
         # A die whose dropped twin box read another face is unsure: which box was the die is not certain.
         disputed = {k for k, p in twins if int(np.argmax(p)) != int(np.argmax(probabilities[k]))}
         labs = measure_bodies(np.stack([p.lab for p in pip_readings]), np.stack([p.pip_mask for p in pip_readings]))
+        named = self.palette.nearest_each(labs)
         readings = []
         for i, (candidate, probs, pips, lab, none) in enumerate(
             zip(found, probabilities, pip_readings, labs, not_die, strict=True)
@@ -229,7 +229,7 @@ class DiceRecognizer:
             doubts = doubts_of(decision.confidence, decision.value, pips, self.floor)
             doubts += ("a second box read another face",) if i in disputed else ()
             doubts += ("smaller than the other dice",) if small_die[i] else ()
-            colour, colour_distance = self.palette.nearest(lab)
+            colour, colour_distance = named[i]
             readings.append(
                 DieReading(
                     box=candidate.box,
@@ -256,7 +256,7 @@ class DiceRecognizer:
         batch of loose crops; all ``False`` without a tilt model."""
         if self.tilt is None or not found:
             return np.zeros(len(found), bool)
-        crops = np.stack([crop_die(image, c, TILT_CROP_SIZE, TILT_MARGIN) for c in found])
+        crops = np.stack([crop_die(image, c, self.tilt.size, TILT_MARGIN) for c in found])
         positions = np.array([c.centre for c in found], np.float64)
         angles = np.array([c.angle for c in found], np.float64)
         return cocked_from_tilts(positions, self.tilt.read(crops), angles, (image.shape[1], image.shape[0]))
