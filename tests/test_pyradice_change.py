@@ -362,3 +362,86 @@ def test_an_answer_before_the_last_turn_leaves_no_silent_wait_on_the_last_die_in
     # places it there) or asked about; never another turn.
     assert result.problems or result.actions[:2] == (take, place)
     assert result.problems or result.actions
+
+
+def _with_slot(reading: Any, seat: int, slot: Any, **changes: Any) -> Any:
+    """The reading with one slot of ``seat``'s board changed (SlotReading fields)."""
+    boards = tuple(replace(b, slots=tuple(replace(s, **changes) if b.seat == seat and s.slot == slot else s
+                                          for s in b.slots)) for b in reading.boards)
+    return replace(reading, boards=boards)
+
+
+def test_a_doubt_the_game_settles_a_dice_colour_kept_or_a_die_there_and_never_a_face() -> None:
+    """At a slot where the game has a die: read in doubt for its colour alone (its face sure), its body the colour
+    measured there when the game's die was last read, it is the game's colour (a skill that changes a number keeps
+    the body: most questions at 2 players were such a die, "level 1, slot 1 is hard to read"); a body of another
+    colour (a swap) stays in doubt; a die read sure where only whether a die is there was in doubt is a die (dice
+    never leave a pyramid); a face in doubt is never settled. Stub reader, no models."""
+    from device.tables.pyradice import COLOUR_UNCLEAR, OCCUPANCY_UNCLEAR, reading_from_truth
+    from vision.pyradice_read import DieRead
+
+    state = seeded_state(45, 2, 10)
+    seat = state.turn + 1
+    slot, die = sorted(state.mover.pyramid.items())[0]
+    other = next(c for c in ("white", "gray", "maroon", "orange") if c != die.colour)
+    key = ("slot", seat, slot)
+    truth = reading_from_truth(_truth(state), 2)
+    stub = _Stub(_with_slot(truth, seat, slot, die=DieRead(die.value, str(die.colour), 1.0, 1.0, (80.0, 1.0, 2.0),
+                                                             False)))
+    watch = ChangeWatch(stub)
+    watch.read(None, _Reg(), state)
+    watch.read(None, _Reg(), replace(state))  # the game agreed with that table: references taken, its body kept
+    assert watch.labs[key] == (80.0, 1.0, 2.0)
+    turned = 7 - die.value  # an A3
+
+    def seen(lab: tuple[float, float, float], reason: str = COLOUR_UNCLEAR, face: str = COLOUR_UNCLEAR) -> Any:
+        stub.reading = _with_slot(truth, seat, slot, unsure=True, reason=reason,
+                                  die=DieRead(turned, other, 1.0, 0.1, lab, True, face))
+        stub.changed = {key}
+        board = watch.read(None, _Reg(), replace(state)).board(seat)
+        assert board is not None
+        return board.slot(slot)
+
+    kept = seen((83.0, -1.0, 4.0))
+    assert not kept.unsure and kept.die is not None and kept.die.die == Die(turned, die.colour)
+    swapped = seen((52.0, 1.0, 2.0))  # another body: another die
+    assert swapped.unsure and swapped.reason == COLOUR_UNCLEAR
+    assert seen((83.0, -1.0, 4.0), face="low confidence").unsure  # the face in doubt: never settled
+    stub.reading = _with_slot(truth, seat, slot, unsure=True, reason=OCCUPANCY_UNCLEAR,
+                              die=DieRead(turned, other, 1.0, 1.0, (52.0, 1.0, 2.0), False))
+    board = watch.read(None, _Reg(), replace(state)).board(seat)
+    assert board is not None and not board.slot(slot).unsure
+    assert board.slot(slot).die is not None and board.slot(slot).die.die == Die(turned, other)
+
+
+def test_the_palette_learns_the_games_dice_as_this_camera_sees_them() -> None:
+    """Each die the game agrees with, read with the game's face, is a sample of its colour; from three on, the
+    reader's palette takes their median for that colour (a white the teaching missed kept its nominal reference,
+    some 20 levels darker than white dice are seen, and read "colour unclear" everywhere), the other colours keep
+    their taught references. Stub reader, no models."""
+    from device.tables.pyradice import reading_from_truth
+    from vision.colour import nominal_palette
+    from vision.pyradice_read import DieRead
+
+    state = seeded_state(45, 2, 10)
+    reading = reading_from_truth(_truth(state), 2)
+    dice = [(seat, s, d) for seat, p in enumerate(state.players, start=1) for s, d in p.pyramid.items()]
+    colour = max(("white", "gray", "maroon", "orange"), key=lambda c: sum(d.colour == c for _, _, d in dice))
+    measured = [(seat, s, d) for seat, s, d in dice if d.colour == colour]
+    assert len(measured) >= 3
+    for k, (seat, s, d) in enumerate(measured):
+        reading = _with_slot(reading, seat, s, die=DieRead(d.value, colour, 1.0, 1.0, (90.0 + k, 0.0, 1.0), False))
+
+    class Teachable(_Stub):
+        palette = nominal_palette("pyradice")
+
+        def teach(self, samples: Any) -> None:
+            self.taught = list(samples)
+
+    stub = Teachable(reading)
+    watch = ChangeWatch(stub)
+    watch.read(None, _Reg(), state)
+    watch.read(None, _Reg(), replace(state))
+    taught = getattr(stub, "taught", [])
+    assert {name for name, _ in taught} == {colour}  # only that colour has its three samples with a body measured
+    assert len(taught) == min(len(measured), 9)

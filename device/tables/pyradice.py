@@ -725,6 +725,15 @@ REFERENCE_LOST_PX = 8.0
 MEAN_MOVED = 16.0
 #: The change score given to such a place (finite: it has a reference; inf is for a place with none).
 MEAN_MOVED_SCORE = 1e6
+#: A die read in doubt only for its colour (its face and that a die is there read sure) whose body colour is within
+#: this of the body colour measured at the same slot when the game's die there was last read (CIE76) is the game's
+#: colour there. On three tuning replays (5704, 5801, 5911) a die of the same colour measured within 2.5 of its
+#: slot's reference (median), 16.5 at the 95th percentile (a white die's chroma moves with its face), 22 at most
+#: (318 reads); another colour 29.9 at the least (69 reads: white and gray, the nearest pair). See ChangeWatch.read.
+COLOUR_KEPT = 16.0
+#: How many body colours of each colour the palette learns from (the last measured), and how many it needs first.
+LEARNED_SAMPLES = 9
+LEARN_FROM = 3
 #: The doubt of a die whose picture changed while it reads as the die the game has there.
 PICTURE_CHANGED = "the picture changed here but it reads as before: a die turned, or put there?"
 #: The doubt of a slot read empty where the game has a die.
@@ -794,20 +803,56 @@ class ChangeWatch:
         self.gate = ChangeGate() if threshold is None else ChangeGate(threshold=threshold)
         self.values: dict[tuple[Any, ...], Any] = {}  # the belief's value when the place's reference was taken
         self.means: dict[tuple[Any, ...], Any] = {}  # the reference patch's mean colour
-        self.pending: dict[tuple[Any, ...], tuple[Any, Any, bool]] = {}  # place -> (patch, value read, sure)
+        #: place -> (patch, value read, sure, the die's body colour as measured there or None)
+        self.pending: dict[tuple[Any, ...], tuple[Any, Any, bool, Any]] = {}
+        #: slot -> the body colour (CIELAB) measured on the game's die there when the slot's reference was taken
+        self.labs: dict[tuple[Any, ...], Any] = {}
+        #: colour -> the body colours last measured on the game's dice of that colour in the pyramids (the reader's
+        #: palette learns them: see _learn)
+        self.samples: dict[str, list[Any]] = {}
         self.belief: Any = None
         self.quads: dict[str, Any] = {}
+        self._learned: list[Any] = []
+        self._taught: Any = None  # the reader's palette before it learned
         #: Per read: places carried and places read (for the measurements).
         self.carried = 0
         self.read_places = 0
 
-    def _take(self, key: tuple[Any, ...], patch: Any, value: Any) -> None:
-        """The patch becomes the place's reference, for the belief's ``value`` there."""
+    def _take(self, key: tuple[Any, ...], patch: Any, value: Any, lab: Any = None) -> None:
+        """The patch becomes the place's reference, for the belief's ``value`` there (``lab``: the body colour
+        measured on that die, kept with it; None keeps the one kept, if the value is the same)."""
 
         self.gate.propose({key: patch})
         self.gate.accept()
+        if lab is not None and isinstance(value, Die):
+            self.labs[key] = lab
+            if value.colour:
+                kept = self.samples.setdefault(value.colour, [])
+                kept.append(tuple(float(v) for v in lab))
+                del kept[:-LEARNED_SAMPLES]
+        elif not (isinstance(value, Die) and self.values.get(key) == value):
+            self.labs.pop(key, None)
         self.values[key] = value
         self.means[key] = _mean_colour(patch)
+
+    def _settled(self, key: tuple[Any, ...], item: Any, have: Die) -> Die | None:
+        """A slot where the game has a die (``have``), read in doubt only where the game settles the doubt: the die
+        read sure as a die, but whether a die is there in doubt (dice never leave a pyramid: one is), or read in
+        doubt for its colour alone while its body is the colour the game's die here was measured at when its
+        reference was taken (:data:`COLOUR_KEPT`: a skill that changes a die's number keeps its body; a swap
+        brings another, of another colour or within the same). The die so read, sure; None when the doubt stays
+        (a face in doubt is never settled so)."""
+        die = item.die
+        if not item.occupied or die is None:
+            return None
+        if item.reason not in (OCCUPANCY_UNCLEAR, NO_MEASURE, COLOUR_UNCLEAR):
+            return None
+        if not die.unsure or die.reason == NO_MEASURE:
+            return Die(die.value, die.colour)
+        if (die.reason == COLOUR_UNCLEAR and key in self.labs and self.values.get(key) == have
+                and _lab_distance(die.lab, self.labs[key]) <= COLOUR_KEPT):
+            return Die(die.value, have.colour)
+        return None
 
     @staticmethod
     def _twin_under(belief: PyradiceState, key: tuple[Any, ...]) -> bool:
@@ -831,6 +876,7 @@ class ChangeWatch:
         self.gate.reset()
         self.values.clear()
         self.means.clear()
+        self.labs.clear()
         self.pending.clear()
         self.quads.clear()
 
@@ -841,6 +887,7 @@ class ChangeWatch:
         for k in keys:
             self.values.pop(k, None)
             self.means.pop(k, None)
+            self.labs.pop(k, None)
             self.pending.pop(k, None)
 
     def _accept(self, belief: Any, answered: bool, ended: int | None = None) -> None:
@@ -849,7 +896,7 @@ class ChangeWatch:
         dice read in doubt are carried as the belief has them from then on (only that player's skill changes
         them, and that changes their picture first)."""
         now = belief_values(belief)
-        for key, (patch, value, sure) in self.pending.items():
+        for key, (patch, value, sure, lab) in self.pending.items():
             if key not in now:
                 continue
             have = now[key]
@@ -863,7 +910,7 @@ class ChangeWatch:
                 # quarry's empty places (dice never come back) and its dice read in doubt as exactly the game's
                 # die (never one read otherwise: the picture may show it taken already by a later turn, tuning
                 # replay 5504). Read in doubt turn after turn they made later takes and skills questions.
-                self._take(key, patch, have)
+                self._take(key, patch, have, lab if _alike_die(value, have) else None)
                 continue
             changed_here = key not in self.values or self.values[key] != have
             # Read in doubt: taken when the belief changed there and agrees on whether a die is there; after the
@@ -876,8 +923,26 @@ class ChangeWatch:
             if (sure and value == have) or (not sure and _present(value) == _present(have) and changed_here
                                             and (_present(have) or key[0] == "quarry")) or (
                     not sure and answered and _present(have) and value == have):
-                self._take(key, patch, have)
+                self._take(key, patch, have, lab if _alike_die(value, have) else None)
         self.pending.clear()
+        self._learn()
+
+    def _learn(self) -> None:
+        """The reader's palette takes, for each colour with LEARN_FROM samples or more, the median body colour of
+        the game's dice of that colour last measured in the pyramids (the game's colour there: a reading sure, or
+        in doubt and settled by the turn's explanation or the players' answer): this camera's light, not the
+        teaching's (a colour the teaching missed kept its nominal reference, some 20 levels darker than a white
+        die is seen, and every white die read "colour unclear": most questions of tuning replays 5701, 5911).
+        Colours with fewer keep the taught (or nominal) reference."""
+        teach = getattr(self.reader, "teach", None)
+        learned = [(name, lab) for name, labs in self.samples.items() if len(labs) >= LEARN_FROM for lab in labs]
+        if teach is None or not learned or learned == self._learned:
+            return
+        self._learned = learned
+        if self._taught is None:
+            self._taught = self.reader.palette
+        self.reader.palette = self._taught
+        teach(learned)
 
     def read(self, image: Any, reg: Any, belief: PyradiceState | None, *, answered: bool = False) -> Any:
         import numpy as np
@@ -914,6 +979,7 @@ class ChangeWatch:
         reading = self.reader.read(image, reg, prior, known)
         after = before if self.reader.geometry() == geometry else self.reader.places(image, reg)
         doubt: dict[tuple[Any, ...], str] = {}
+        fixed_colour: dict[tuple[Any, ...], Die] = {}
         items = dict(zip((_reading_key(p) for p in _places(reading)), _items(reading), strict=True))
         self.pending = {}
         for key, (patch, point) in after.items():
@@ -924,6 +990,7 @@ class ChangeWatch:
                     self.gate.reset([key])
                     self.values.pop(key, None)
                     self.means.pop(key, None)
+                    self.labs.pop(key, None)
                 elif moved > REBASE_PX:  # the same place, cut where the refitted lattice puts it now
                     self._take(key, patch, known[key])
                 continue
@@ -931,10 +998,23 @@ class ChangeWatch:
             if item is None:
                 continue
             value, sure = _read_value(item)
+            # The die's body as measured (none where nothing was measured: a reading carried, or the truth's).
+            lab = item.die.lab if key[0] == "slot" and item.occupied and item.die is not None and any(
+                item.die.lab) else None
+            if not sure and key[0] == "slot" and isinstance(now.get(key), Die):
+                settled = self._settled(key, item, now[key])
+                if settled is not None:
+                    value, sure = settled, True
+                    fixed_colour[key] = settled
             # The picture changed, the place reads as the belief has it: a die turned to a look-alike face, or a
-            # slot read empty that a die arrived in (the quarry's empty places change with their neighbours).
+            # slot read empty that a die arrived in (the quarry's empty places change with their neighbours). Not
+            # a die whose face two measures read alike, the face model all but certain and the pips counted the
+            # same: the gate's score of a still die wanders about its threshold (a bright die's most of all), and
+            # on the tuning replays every such doubt was a die unchanged (321 of 321, docs/pyradice-table.md),
+            # read again in every picture and asked about at its owner's skill step.
             if (sure and (isinstance(value, Die) or key[0] == "slot") and key in self.values
-                    and self.values[key] == now.get(key) == value and np.isfinite(scores.get(key, np.inf))):
+                    and self.values[key] == now.get(key) == value and np.isfinite(scores.get(key, np.inf))
+                    and not _face_read_twice(item)):
                 doubt[key] = PICTURE_CHANGED
                 sure = False
             elif key[0] == "slot" and value is None and isinstance(now.get(key), Die):
@@ -944,9 +1024,52 @@ class ChangeWatch:
                 doubt[key] = SWAPPED if key in self.values and np.isfinite(scores.get(key, np.inf)) \
                     else EMPTY_UNDER_BELIEF
                 sure = False
-            self.pending[key] = (patch, value, sure)
+            self.pending[key] = (patch, value, sure, lab)
         self.carried, self.read_places = len(known), len(after) - len(known)
+        if fixed_colour:
+            reading = _colour_kept(reading, {k: v for k, v in fixed_colour.items() if k not in doubt})
         return _in_doubt(reading, doubt) if doubt else reading
+
+
+#: The reader's reasons (vision.pyradice_read, not imported: device imports vision lazily): a die read in doubt
+#: for its colour alone (its face sure); a slot where whether a die is there is in doubt; a die read sure by the
+#: face model alone (no detector find near it, no pips counted).
+COLOUR_UNCLEAR = "colour unclear"
+OCCUPANCY_UNCLEAR = "cannot tell whether a die is there"
+NO_MEASURE = "found by no measure but the face model"
+
+
+#: A face model's confidence above which a face the pip count agrees with is read twice (see ChangeWatch.read).
+FACE_READ_TWICE = 0.99
+
+
+def _face_read_twice(item: Any) -> bool:
+    """Whether a die's face was read alike by the face model, all but certain, and by the pips counted."""
+    die = getattr(item, "die", None)
+    return die is not None and die.face_confidence >= FACE_READ_TWICE and die.pips == die.value
+
+
+def _alike_die(read: Any, have: Any) -> bool:
+    """Whether a die read is the game's die there in face (its colour may have been read in doubt)."""
+    return isinstance(read, Die) and isinstance(have, Die) and read.value == have.value
+
+
+def _lab_distance(a: Any, b: Any) -> float:
+    if a is None or b is None:
+        return float("inf")
+    return float(sum((float(x) - float(y)) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5)
+
+
+def _colour_kept(reading: Any, keys: Mapping[tuple[Any, ...], Die]) -> Any:
+    """The reading with the slots ``keys`` read sure as the die given (its colour the game's, kept)."""
+    def kept(seat: int, s: Any) -> Any:
+        die = keys.get(("slot", seat, s.slot))
+        if die is None or s.die is None:
+            return s
+        return replace(s, unsure=False, reason="", die=replace(s.die, colour=die.colour, unsure=False, reason=""))
+
+    boards = tuple(replace(b, slots=tuple(kept(b.seat, s) for s in b.slots)) for b in reading.boards)
+    return replace(reading, boards=boards)
 
 
 def _placed(state: PyradiceState) -> int:
