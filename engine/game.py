@@ -37,6 +37,9 @@ class RuleOption:
     choices: tuple[str, ...]
     default: str
     doc: str
+    #: An example of the words the option also takes for its last choice, a value the game reads (a table's
+    #: set-up); empty: only the choices.
+    text: str = ""
 
     def check(self, value: str) -> str:
         if value not in self.choices:

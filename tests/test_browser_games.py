@@ -216,6 +216,27 @@ def test_set_up_mistakes_are_shown_by_their_field(web_appliance: tuple[Appliance
     page.click("#setup-start")
     wait_until(lambda: "different" in page.inner_text(".errors[data-slot='field-players']"))
     assert app.session.snapshot()["game"] == before or app.session.snapshot()["game"]["id"] == before["id"]
+    # A real table's set-up: its words asked only when "table" is chosen; a mistake in them named, nothing started.
+    assert page.is_hidden("#setup-option-setup-text")
+    page.select_option("#setup-option-setup", "table")
+    assert page.is_visible("#setup-option-setup-text")
+    page.fill("#setup-players", "Anna, Ben")
+    page.fill("#setup-option-setup-text", "A2 B3 A4 B5 C1 D4 C2 C6 D7 many:white height:gray pairs:maroon big:orange")
+    page.click("#setup-start")
+    wait_until(lambda: "none given for level 6" in page.inner_text("#setup-form"))
+    assert app.session.snapshot()["game"] == before or app.session.snapshot()["game"]["id"] == before["id"]
+    words = "A6 B5 A4 B3 A2 C1 D4 C2 C6 D7 many:white height:gray pairs:maroon big:orange"
+    page.fill("#setup-option-setup-text", words)
+    page.select_option("#setup-mode", "offline")
+    page.click("#setup-start")
+    wait_until(lambda: (g := app.session.snapshot()["game"]) is not None and g["options"].get("setup") == words)
+    assert app.session.state.board.skills == ("A2", "B3", "A4", "B5", "A6") and not app.session.state.quarry.dice
+    # Offline (or where the camera cannot read one), the players enter each uncovered quarry die in the chance box.
+    app.session.apply_text("roll-off 5 2", "page")
+    wait_until(lambda: "uncovered but not read yet" in page.inner_text("#chance-what"))
+    page.fill("#chance-text", "reveal q2,0,0 gray:4")
+    page.click("#chance-submit")
+    wait_until(lambda: str(app.session.state.quarry.dice.get((2, 0, 0))) == "gray:4")
     assert errors == []
 
 

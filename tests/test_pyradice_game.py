@@ -70,7 +70,8 @@ def skill_state(
 def test_registered_with_its_rule_options() -> None:
     game = find_game("pyradice")
     assert isinstance(game, PyradiceGame)
-    assert {o.name: o.default for o in game.options} == {"peak": "unimodal", "first_tie": "reroll_tied"}
+    assert {o.name: o.default for o in game.options} == {"peak": "unimodal", "first_tie": "reroll_tied",
+                                                         "setup": "random"}
     with pytest.raises(InvalidActionError, match="peak='steep'"):
         game.initial_state(["a", "b"], {"peak": "steep"})
     with pytest.raises(InvalidActionError, match="2 to 4 players"):

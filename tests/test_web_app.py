@@ -180,8 +180,11 @@ def test_catalog_comes_from_the_engine(client: FlaskClient) -> None:
     for entry in games:
         game = find_game(entry["name"])
         assert entry["title"] == game.title and entry["players"] == [game.min_players, game.max_players]
-        assert entry["options"] == {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc}
+        assert entry["options"] == {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc,
+                                             **({"text": o.text} if o.text else {})}
                                     for o in game.options}
+    pyradice = next(g for g in games if g["name"] == "pyradice")
+    assert pyradice["options"]["setup"]["text"].startswith("A2 ")  # a real table's words, by example
     from device.tables import adapter_class
 
     assert {g["name"]: g["live"] for g in games} == {name: adapter_class(name).live for name in GAME_MODULES}

@@ -284,7 +284,8 @@ def adapter_for(game: Game[Any, Any]) -> TableAdapter:
 
 def catalog() -> list[dict[str, Any]]:
     """Every game the device offers, from the engine's metadata: name, title, player counts, rule options
-    (choices, default, doc) and whether the camera reads it (``live``)."""
+    (choices, default, doc, and ``text``: an example of the words an option's last choice takes, a table's set-up)
+    and whether the camera reads it (``live``)."""
     out = []
     for name in GAME_MODULES:
         game = find_game(name)
@@ -292,7 +293,8 @@ def catalog() -> list[dict[str, Any]]:
             "name": game.name,
             "title": game.title,
             "players": [game.min_players, game.max_players],
-            "options": {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc}
+            "options": {o.name: {"choices": list(o.choices), "default": o.default, "doc": o.doc,
+                                 **({"text": o.text} if o.text else {})}
                         for o in game.options},
             "live": adapter_class(name).live,
         })

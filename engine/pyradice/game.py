@@ -59,6 +59,14 @@ from engine.pyradice.state import (
     place,
     take,
 )
+from engine.pyradice.tablesetup import (
+    SETUP_EXAMPLE,
+    SETUP_RANDOM,
+    SETUP_TABLE,
+    is_table_setup,
+    parse_setup,
+    unseen_quarry,
+)
 
 # Enum member look-ups are slow in the hot loop; plain module constants are not.
 _ROLL_OFF, _TAKE, _PLACE, _SKILL, _ROLL, _OVER = (
@@ -81,6 +89,15 @@ OPTIONS: tuple[RuleOption, ...] = (
         "reroll_tied",
         "First-player roll ties (PY15): 'reroll_tied' = only the tied highest players roll again; "
         "'reroll_all' = everybody rolls again.",
+    ),    RuleOption(
+        "setup",
+        (SETUP_RANDOM, SETUP_TABLE),
+        SETUP_RANDOM,
+        "How the game is set up. 'random': the device draws the board's tokens, the cards' discs and the quarry "
+        "(the demo, a game entered by hand). 'table': as the players set up the real table, the quarry read by the "
+        "camera; type what the board and the cards show (a skill token for each of levels 2-6, the objective "
+        f"tokens of levels 1-5 in order, each card's title and its disc's colour), e.g. {SETUP_EXAMPLE}.",
+        text=SETUP_EXAMPLE,
     ),
 )
 
@@ -193,12 +210,31 @@ class PyradiceGame(Game[PyradiceState, Action]):
     )
 
     # --- setup --------------------------------------------------------------------------------
+    def resolve_options(self, given: Mapping[str, str] | None = None) -> dict[str, str]:
+        """As every game's, and ``setup`` may also be a real table's words (:mod:`engine.pyradice.tablesetup`):
+        every problem of what they describe is named."""
+        given = dict(given or {})
+        value = given.get("setup", SETUP_RANDOM)
+        if value in (SETUP_RANDOM,):
+            return super().resolve_options(given)
+        board, cards = parse_setup(value)
+        problems = _board_defects(board) + _card_defects(cards)
+        if problems:
+            raise InvalidActionError(f"setup {value.strip()!r}: {'; '.join(problems)}")
+        return {**super().resolve_options({k: v for k, v in given.items() if k != "setup"}), "setup": value.strip()}
+
     def initial_state(
         self, players: Sequence[str], options: Mapping[str, str] | None = None, *, seed: int | None = None
     ) -> PyradiceState:
-        """A random setup from ``seed`` (None means seed 0): quarry, board tokens, cards and discs; the
-        first-player roll-off is the first (chance) step."""
+        """A random setup from ``seed`` (None means seed 0): quarry, board tokens, cards and discs; or, with a
+        table's ``setup`` words, that board and those cards and a quarry whose dice the camera has not seen yet
+        (``seed`` unused). The first-player roll-off is the first (chance) step."""
         names = self.check_players(players)
+        chosen = self.resolve_options(options)
+        if is_table_setup(chosen["setup"]):
+            # A real table: what the players typed, and a quarry the camera has not looked at yet.
+            board, cards = parse_setup(chosen["setup"])
+            return setup(names, quarry=unseen_quarry(len(names)), board=board, cards=cards, options=chosen)
         rng = random.Random(0 if seed is None else seed)
         quarry = Quarry.random(len(names), rng)
         return setup(names, quarry=quarry, board=random_board(rng), cards=random_cards(rng), options=options)
@@ -488,8 +524,11 @@ class PyradiceGame(Game[PyradiceState, Action]):
         out.extend(_board_defects(state.board))
         out.extend(_card_defects(state.cards))
         for name, opt in ((o.name, o) for o in OPTIONS):
-            if state.options.get(name, opt.default) not in opt.choices:
-                out.append(f"rule option {name}={state.options.get(name)!r} is not one of {', '.join(opt.choices)}")
+            value = state.options.get(name, opt.default)
+            if name == "setup" and is_table_setup(value):
+                continue  # a table's words, checked when the game was set up (resolve_options)
+            if value not in opt.choices:
+                out.append(f"rule option {name}={value!r} is not one of {', '.join(opt.choices)}")
         # every die on the table, by colour
         dice: list[tuple[str, Die]] = [(position_text(p), d) for p, d in state.quarry.dice.items()]
         for p in state.players:

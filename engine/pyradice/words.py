@@ -135,6 +135,15 @@ def chance_prompt(state: PyradiceState) -> ChancePrompt | None:
     if state.phase is Phase.ROLL:
         what = f"Skill A2: roll {_mine(state, state.pending)} again and enter the face it came up"
         return ChancePrompt(what, "roll 6")
+    unseen = state.quarry.to_reveal() if state.quarry.unknown and state.phase is not Phase.OVER else []
+    if unseen:
+        # A table set up by its players (the setup option's words): the camera reads each uncovered die; where it
+        # cannot, or with no camera, the players say what lies there.
+        shown = ", ".join(position_text(p) for p in unseen[:6]) + (f" and {len(unseen) - 6} more" if len(unseen) > 6
+                                                                   else "")
+        what = (f"The quarry dice at {shown} are uncovered but not read yet: enter each one's colour and face "
+                "(one entry a die)")
+        return ChancePrompt(what, f"reveal {position_text(unseen[0])} white:6")
     return None
 
 

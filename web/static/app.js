@@ -456,7 +456,13 @@ function followGame() {
   document.getElementById("setup-players").value = (game.players || []).join(", ");
   for (const [name, value] of Object.entries(game.options || {})) {
     const option = document.querySelector(`#setup-options select[data-option="${CSS.escape(name)}"]`);
+    const words = document.querySelector(`#setup-options input[data-option-text="${CSS.escape(name)}"]`);
     if (option && [...option.options].some((o) => o.value === value)) option.value = value;
+    else if (option && words) {  // the words of a table's set-up: its choice, and the words again
+      option.value = option.options[option.options.length - 1].value;
+      words.value = value;
+      words.hidden = false;
+    }
   }
   if (gameEntry(game.name).live === "camera") {
     document.getElementById("setup-mode").value = game.mode === "camera" ? "camera" : "offline";
@@ -492,6 +498,15 @@ function drawSetupFor(name) {
     select.value = opt.default;
     label.appendChild(select);
     wrap.appendChild(label);
+    if (opt.text) {
+      // The option's last choice takes words the players type (what their table shows): asked only for it.
+      const words = el("input", {id: `${id}-text`, type: "text", "data-option-text": optName, size: "60",
+        placeholder: opt.text, "aria-label": `${optName.replaceAll("_", " ")}: what the table shows`});
+      const shown = () => { words.hidden = select.value !== opt.choices[opt.choices.length - 1]; };
+      select.addEventListener("change", shown);
+      shown();
+      wrap.appendChild(words);
+    }
     wrap.appendChild(el("p", {class: "hint doc", id: `${id}-doc`}, opt.doc || ""));
     options.appendChild(wrap);
   }
@@ -542,7 +557,10 @@ async function submitSetup(event) {
   const bad = checkPlayers(entry, players);
   if (bad) { showError("field-players", bad); return; }
   const options = {};
-  for (const select of document.querySelectorAll("#setup-options select[data-option]")) options[select.dataset.option] = select.value;
+  for (const select of document.querySelectorAll("#setup-options select[data-option]")) {
+    const words = document.querySelector(`#setup-options input[data-option-text="${CSS.escape(select.dataset.option)}"]`);
+    options[select.dataset.option] = words && !words.hidden && words.value.trim() !== "" ? words.value.trim() : select.value;
+  }
   const body = {game: name, players, options, mode: document.getElementById("setup-mode").value};
   const seedText = document.getElementById("setup-seed").value.trim();
   if (seedText !== "") {
