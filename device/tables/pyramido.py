@@ -941,7 +941,17 @@ class PyramidoTable(TableAdapter):
             sp = ex.spaces[i]
             top = known_top(s, i + 1)
             if top is None:
-                score = 2 if sp.face_up and sp.sure and sp.tops else 0
+                # A deck the device does not know (a real table): a face read surely where a back lay, and, where the
+                # back was seen at rest, lighter than it was (a back is printed darker; without this every pile whose
+                # back reads as a face looked turned up, and most flips were asked: 34 of 40 answers on an unseeded
+                # replay of 4701).
+                before = self.looks.get(("light", *_space_key(s, i)))
+                if not (sp.face_up and sp.sure and sp.tops):
+                    score = 0
+                elif before is not None:
+                    score = 3 if sp.lightness - before[0] >= FLIP_LIGHTER else 0
+                else:
+                    score = 2
             else:
                 # Its face read exactly, or its look changed from its back's (a back has the same colours).
                 # Read exactly as its top's face; else a look that changed from its back's (or a pile not seen as a
