@@ -242,3 +242,34 @@ def test_a_loose_die_in_doubt_between_two_colours_is_named_by_the_sure_dice_of_b
     like = die("tray", "purple:4", (28.0, 29.0, -28.0), "blue")
     assert not by_frame_colours({"tray": (like,), "common-reserve": common[1:]})["tray"][0].unsure
     assert by_frame_colours({"tray": (middle,), "common-reserve": common[1:]})["tray"] == (middle,)
+
+
+def test_a_die_of_the_spaces_own_colour_is_seen_by_its_light_pips_under_a_blur_and_noise_is_no_die() -> None:
+    import cv2
+    import numpy as np
+
+    from vision.dicetreasure_read import CARD_PX_PER_MM, _Card, _lab_image, _occupied_classical
+
+    k = CARD_PX_PER_MM
+    size = round(30 * k)
+    centre = (size / 2, size / 2)
+    rng = np.random.default_rng(3)
+
+    def card(die: bool, blur_mm: float, noise: float) -> _Card:
+        image = np.full((size, size, 3), (70, 185, 70), np.float32)  # a green space's print
+        if die:
+            half = round(8 * k)
+            c = size // 2
+            image[c - half:c + half, c - half:c + half] = (62, 175, 62)  # a green die
+            for dx, dy in ((-4, -4), (4, -4), (0, 0), (-4, 4), (4, 4)):  # five light green pips
+                cv2.circle(image, (round(c + dx * k), round(c + dy * k)), round(1.1 * k), (150, 235, 150), -1)
+        image = cv2.GaussianBlur(image, (0, 0), blur_mm * k)
+        image += rng.normal(0, noise, image.shape)
+        bgr = np.clip(image, 0, 255).astype(np.uint8)
+        return _Card(bgr, _lab_image(bgr), np.eye(3))
+
+    # A blur leaves the pips a faint lightness bump: a die, not the print (seed 4904 read such dice as none).
+    assert _occupied_classical(card(True, 0.6, 2.0), centre, "green", None) >= 0.5
+    # The print alone, under camera noise, is no die.
+    assert _occupied_classical(card(False, 0.3, 9.0), centre, "green", None) < 0.5
+    assert _occupied_classical(card(False, 0.6, 2.0), centre, "green", None) < 0.5

@@ -275,6 +275,8 @@ class DiceTreasureTable(TableAdapter):
         self._colour_seen: dict[str, dict[tuple[float, float, float], None]] = {}
         self._patches: dict[Any, Any] = {}
         self._halves: dict[Any, int] = {}
+        #: Each space's reference patch's mean colour (BGR), taken with the gate's reference (see :func:`_moved_means`).
+        self._ref_means: dict[Any, Any] = {}
 
     # --- reading the table ----------------------------------------------------------------------
     # --- the game's set-up: the owners' own deck ---------------------------------------------------
@@ -438,6 +440,7 @@ class DiceTreasureTable(TableAdapter):
             if self._gate is not None:
                 self._gate.reset()
                 self._belief.clear()
+                self._ref_means.clear()
             seen = self._read_again(seen, None if dealing else self._identify_among())
         if seen.mats is not None:
             if seen is not self._doubts_seen:  # a new table, not the last one considered again
@@ -553,6 +556,7 @@ class DiceTreasureTable(TableAdapter):
         if not known:
             return seen
         still = {key for key, changed in self._gate.changed(known).items() if not changed}
+        still -= _moved_means(known, self._ref_means)
         if not still:
             return seen
         cards = dict(seen.cards)
@@ -633,6 +637,7 @@ class DiceTreasureTable(TableAdapter):
             self._gate.propose({key: self._patches[key] for key in proposed})
             self._gate.accept()
             self._belief.update(proposed)
+            self._ref_means.update({key: _mean_bgr(self._patches[key]) for key in proposed if isinstance(key, tuple)})
 
     def _learn_colours(self, state: DiceTreasureState, raw: CardsView) -> None:
         """The dice colours as this table shows them, learnt from the loose zones read as the game has them (each die
@@ -1272,6 +1277,28 @@ def _patches_of(image: Any, reading: Any, pictures: Mapping[Any, Any], halves: d
         if isinstance(key, str):  # a loose zone (card spots are (zone, spot) pairs)
             out[key] = picture
     return out
+
+
+#: A space's patch whose mean colour moved by more than this (levels of 0-255, in some channel, beyond the median move
+#: of every space compared: one light for the whole table) since its reference changed, whatever the gate says. The
+#: gate takes each place's own mean difference out (a smooth change of light over the place), and a die covers most
+#: of a space's patch: a purple die placed on an empty green space under a 1.2 px blur (tuning seed 4904), its pips
+#: faint, scored 26.7 against the gate's 32 and was carried as "empty", surely, on every table of the round.
+MEAN_MOVED = 20.0
+
+
+def _mean_bgr(patch: Any) -> Any:
+    return np.asarray(patch, np.float32).reshape(-1, np.asarray(patch).shape[-1]).mean(axis=0)
+
+
+def _moved_means(patches: Mapping[Any, Any], reference: Mapping[Any, Any]) -> set[Any]:
+    """The spaces (tuple keys) of ``patches`` whose mean colour moved from ``reference``'s by more than
+    :data:`MEAN_MOVED` beyond the median move of all of them (a change of light moves every place alike)."""
+    moves = {key: _mean_bgr(patch) - reference[key] for key, patch in patches.items()
+             if isinstance(key, tuple) and key in reference}
+    # The table's light from the median over the places (the gate's own rule: from at least four of them).
+    common = np.median(np.array(list(moves.values())), axis=0) if len(moves) >= 4 else np.zeros(3, np.float32)
+    return {key for key, move in moves.items() if float(np.abs(move - common).max()) > MEAN_MOVED}
 
 
 def _ends_round_unseen(state: DiceTreasureState, actions: Sequence[Any], seen: CardsView) -> bool:
