@@ -504,3 +504,28 @@ def test_a_take_of_one_of_two_like_dice_is_asked_when_the_skill_may_have_moved_t
     asked = table.explain(start, table.observe([replace(reading, quarry=QuarryReading(twin_there), reserves=on_spot)],
                                                moved=True))
     assert not asked.actions and any("reserve spot may hold a die" in p for p in asked.problems)
+
+
+def test_a_die_of_the_movers_read_empty_in_doubt_does_not_make_a_plain_turn_a_question() -> None:
+    """Dice never leave a pyramid and no take or placement empties a slot: a die of the mover's that reads empty in
+    doubt (a white die on a light board under blur, picture after picture: tuning replay 5804, Anna's 1,5, asked
+    about at each of her next turns) says nothing about a turn with no skill, which is explained as the rest of
+    the table shows it. At a skill step it still counts (a swap read empty was once recorded as no skill)."""
+    game = find_game("pyradice")
+    table = adapter_for(game)
+    before = seeded_state(42, 2, 8)
+    seat = before.turn + 1
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+    place = next(p for p in game.legal_actions(taken) if p.slot[0] == 1)  # level 1: no skill step
+    after = game.apply(taken, place)
+    reading = _reading_of(after)
+    mover = reading.boards[seat - 1]
+    old = next(s for s in sorted(before.mover.pyramid) if s != place.slot)
+    blank = replace(mover, slots=tuple(replace(s, occupied=False, occupancy=0.0, die=None, unsure=True,
+                                               reason="cannot tell whether a die is there") if s.slot == old else s
+                                       for s in mover.slots))
+    seen = table.observe([replace(reading, boards=tuple(blank if b.seat == seat else b for b in reading.boards))],
+                         moved=True)
+    explained = table.explain(before, seen)
+    assert explained.problems == () and explained.actions[:2] == (take, place)

@@ -1158,12 +1158,18 @@ def reading_from_truth(truth: Mapping[str, Any], players: int) -> Any:
 
 
 def _as_read_agrees(game: Any, state: PyradiceState, actions: Sequence[Any], seen: Observation) -> bool:
-    """Whether the mover's doubtful slots, taken as read, agree with the pyramid after ``actions``."""
+    """Whether the mover's doubtful slots, taken as read, agree with the pyramid after ``actions``. A slot read
+    empty in doubt where the game has a die, in a turn with no skill, says nothing either way: dice never leave a
+    pyramid and no take or placement empties one (a white die on a light board under blur reads so in picture
+    after picture: tuning replay 5804, Anna's 1,5, asked about at each of her next turns)."""
     end = state
     for a in actions:
         end = game.apply(end, a)
     mine = end.players[state.turn].pyramid
-    return all(alike(mine.get(slot), seen.as_read.get(slot)) for slot in seen.unsure_slots)
+    before = state.mover.pyramid
+    skill = any(isinstance(a, Skill) for a in actions) or state.phase is Phase.SKILL
+    return all(alike(mine.get(slot), seen.as_read.get(slot)) or (
+        not skill and seen.as_read.get(slot) is None and slot in before and slot in mine) for slot in seen.unsure_slots)
 
 
 def _in_doubt_anywhere(reading: Any, seat: int) -> bool:
