@@ -1010,7 +1010,7 @@ class ChangeWatch:
             # slot read empty that a die arrived in (the quarry's empty places change with their neighbours). Not
             # a die whose face two measures read alike, the face model all but certain and the pips counted the
             # same: the gate's score of a still die wanders about its threshold (a bright die's most of all), and
-            # on the tuning replays every such doubt was a die unchanged (321 of 321, docs/pyradice-table.md),
+            # on the tuning replays every such doubt was a die unchanged (222 of 222, docs/pyradice-table.md),
             # read again in every picture and asked about at its owner's skill step.
             if (sure and (isinstance(value, Die) or key[0] == "slot") and key in self.values
                     and self.values[key] == now.get(key) == value and np.isfinite(scores.get(key, np.inf))
