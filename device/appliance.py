@@ -107,6 +107,9 @@ class Pipeline:
     players_answer: bool = False
     answers: int = 0
     expected_actions: Sequence[str] = ()
+    #: Replays at the table (``companion replay --at-table``): how many set-up steps the true record begins with
+    #: that the recording's numbering (its inputs' ``at``, its truth's ``done``) does not count.
+    steps_before: int = 0
     #: The game a recording's scripted inputs (presses, corrections) belong to; None: whatever game runs.
     #: The demo sets it, so that a game the players start while it runs is theirs alone.
     script_game: int | None = None
@@ -126,12 +129,24 @@ class Pipeline:
         record = self.session.record
         return self.script_game is None or (record is not None and record.id == self.script_game)
 
+    def true_steps(self) -> int:
+        """The steps of the game's true record taken so far: the actions, less those that only record what the
+        camera saw (a die first seen), which a recording's numbering does not count."""
+        adapter = self.session.adapter
+        if adapter is None:
+            return len(self.session.history)
+        return sum(1 for h in self.session.history if not adapter.seen_only(h.action))
+
     def apply_input(self, item: dict[str, Any]) -> None:
         kind = item.get("kind")
         at = item.get("at")
-        if isinstance(at, int) and kind in ("press", "action") and at > len(self.session.history):
-            self.waiting.append(item)
-            return
+        if isinstance(at, int) and kind in ("press", "action"):
+            # The step the input was tapped at, in the game's own count: now (taken), later (waits) or past (refused).
+            want, steps = at + self.steps_before, self.true_steps()
+            if want > steps:
+                self.waiting.append(item)
+                return
+            at = len(self.session.history) if want == steps else want  # (want < steps <= the actions: stale)
         try:
             if kind == "press":
                 self.session.press(str(item["button"]), long=bool(item.get("long", False)), origin="replay",
@@ -150,8 +165,9 @@ class Pipeline:
 
     def _apply_waiting(self) -> None:
         """The waiting inputs whose step the game has reached (or passed: refused) are taken now."""
-        while ready := [item for item in self.waiting if item["at"] <= len(self.session.history)]:
-            self.waiting = [item for item in self.waiting if item["at"] > len(self.session.history)]
+        while ready := [item for item in self.waiting if item["at"] + self.steps_before <= self.true_steps()]:
+            steps = self.true_steps()
+            self.waiting = [item for item in self.waiting if item["at"] + self.steps_before > steps]
             for item in ready:
                 self.apply_input(item)
 
@@ -210,14 +226,17 @@ class Pipeline:
         shown = frame.truth.get("done") if isinstance(frame.truth, Mapping) else None
         for _ in range(8):
             self._apply_waiting()  # a step the players tap on the page anyway is no answer
-            done = len(self.session.history)
+            done = self.true_steps()
             if done >= len(self.expected_actions) or not self.session.table.pending:
                 return
-            if isinstance(shown, int) and done >= shown:
+            if isinstance(shown, int) and done >= shown + self.steps_before:
                 return
             asked = list(self.session.table.problems)
             self.answers += 1
             try:
+                if adapter is not None and self.session.game is not None:
+                    for said in adapter.told(self.session.state, frame.truth):  # what the table shows, said
+                        self.session.apply(said, "players")
                 if not self.session.answer(self.expected_actions[done]):
                     return
             except (GameError, SessionError) as exc:  # the record drifted: the replay will not match

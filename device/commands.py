@@ -25,7 +25,8 @@ from device.recording import load_recording
 from device.session import GameSession, game_record_json
 from device.sources import ReplaySource, make_source
 from device.stability import StabilityFilter
-from device.tables import adapter_class
+from device.tables import adapter_class, adapter_for
+from engine.game import find_game
 
 DEMO_RECORDING = Path(__file__).with_name("recordings") / "pasa-2p"
 #: How long the demo shows its finished game (winner, final sheet) before it plays it again.
@@ -73,6 +74,9 @@ def register(subparsers: Any) -> None:
     replay.add_argument("--resume", action="store_true",
                         help="continue an unfinished replay of this recording found in --state-dir")
     replay.add_argument("--config", metavar="FILE", help="configuration file (stability settings)")
+    replay.add_argument("--at-table", action="store_true",
+                        help="set the board game up as its players would at a real table (without the recording's "
+                             "seed: Pyradice's covered quarry dice and Pyramido's deck unknown, read as they show)")
     replay.set_defaults(func=replay_command)
 
     games = subparsers.add_parser(
@@ -193,13 +197,21 @@ def _run(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> int:
 
 
 def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | None = None, resume: bool = False,
-           config_file: str | None = None, reader: Reader | None = None) -> dict[str, Any]:
+           config_file: str | None = None, reader: Reader | None = None, at_table: bool = False) -> dict[str, Any]:
     """Run a recording through the pipeline synchronously; return the game record (as JSON data).
 
     Paša's dice are read by ``reader`` (default: ``reader_name``'s); a board game's pieces by the reader its
-    table adapter makes for the recorded table (``reader_name`` "model"), or from the frames' truth."""
+    table adapter makes for the recorded table (``reader_name`` "model"), or from the frames' truth.
+    ``at_table``: the game set up as its players would at a real table, not from the recording's seed
+    (:meth:`device.tables.TableAdapter.at_table`); the true record then begins with the set-up steps the seed drew,
+    and ``actions`` also holds the steps that only record what the camera saw (``seen_only``: a die first seen)."""
     config = load_config(config_file, search=False)
     recording = load_recording(path)
+    options, seed = dict(recording.options), recording.seed
+    before: tuple[str, ...] = ()
+    if at_table:
+        options, before = adapter_for(find_game(recording.game)).at_table(recording.players, options, seed)
+        seed = None
     if reader is None and not adapter_class(recording.game).reads_dice_tray:
         pass  # a board game's pieces are read by the reader its adapter makes for the recorded table
     elif reader is None:
@@ -216,8 +228,7 @@ def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | No
                 last = log.last_frame(session.record.id)
                 start = 0 if last is None else last + 1
             else:
-                session.new_game(recording.players, recording.options, game=recording.game, mode="camera",
-                                 seed=recording.seed)
+                session.new_game(recording.players, options, game=recording.game, mode="camera", seed=seed)
             pipeline = Pipeline(
                 session,
                 StabilityFilter(lambda image: [], motion_threshold=config.stability.motion_threshold,
@@ -226,7 +237,8 @@ def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | No
                 reader or make_reader(reader_name if reader_name in ("model", "truth") else "truth"),
                 session.hub,
                 players_answer=True,
-                expected_actions=true_actions(recording.expected),
+                expected_actions=(*before, *true_actions(recording.expected)),
+                steps_before=len(before),
                 reader_for=board_reader_for(recording.table, truth=reader_name == "truth"),
             )
             source = ReplaySource(path, fast=True, start=start)
@@ -264,7 +276,7 @@ def replay_command(args: argparse.Namespace) -> int:
         reader_name = args.reader or "model"
         reading = {"reader_name": reader_name}
     result = replay(args.path, state_dir=Path(args.state_dir) if args.state_dir else None, resume=args.resume,
-                    config_file=args.config, **reading)
+                    config_file=args.config, at_table=args.at_table, **reading)
     if args.json:
         json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
         print()

@@ -196,3 +196,19 @@ def test_a_board_game_without_a_reader_is_said_not_crashed(tmp_path: Path) -> No
     board = TableAdapter(find_game(GAME))
     with pytest.raises(Exception, match="cannot be read from the camera"):
         board.frame_reader({})
+
+
+def test_a_recording_replays_as_at_a_real_table_without_its_seed(tmp_path: Path) -> None:
+    # A recording is rendered from a seeded game; replayed with the seed, the device knows Pyramido's deck, which no
+    # real table tells it. --at-table sets the game up unseeded: the set-up's chance is read from the table, and
+    # the true record begins with the steps the seed drew (the piles turned up, the gems drawn).
+    from device.record_pyramido import make
+
+    make(tmp_path / "rec", 3102, 2, draw=False, stop_after=3)
+    seeded = replay(tmp_path / "rec", reader_name="truth")
+    at_table = replay(tmp_path / "rec", reader_name="truth", at_table=True)
+    steps = find_game("pyramido").seeded_setup_steps(["Anna", "Ben"], {}, 3102)  # type: ignore[attr-defined]
+    assert steps and seeded["actions"][0].startswith("take")
+    assert at_table["actions"][len(steps):] == seeded["actions"] and at_table["sheet"] == seeded["sheet"]
+    assert sorted(at_table["actions"][:len(steps)]) == sorted(find_game("pyramido").action_text(a) for a in steps)
+    assert at_table["players_answered"] == seeded["players_answered"] == 0

@@ -88,6 +88,28 @@ class TableAdapter(ABC):
         such choice)."""
         return None
 
+    # --- a recording replayed as a real table ------------------------------------------------------
+    # A recording is rendered from a seeded game: the device replaying it with that seed knows what no real table
+    # tells it (Pyradice's covered quarry dice, Pyramido's deck). ``companion replay --at-table`` sets the game up
+    # as the players of a real table would (no seed) and answers the device's questions with what they would say.
+    def at_table(self, players: Sequence[str], options: Mapping[str, str],
+                 seed: int | None) -> tuple[dict[str, str], tuple[str, ...]]:
+        """How the game a recording made from ``seed`` is set up at a real table: the rule options the players give
+        (with what they type of the table's set-up), and the set-up steps the table's record begins with that the
+        seeded game drew before its first action (the recording's true actions follow them). Default: the same
+        options, no such steps (the seed sets nothing up the camera does not read)."""
+        return dict(options), ()
+
+    def told(self, state: Any, truth: Any) -> tuple[Any, ...]:
+        """What the players of a recording tell the device, before they answer its question, of what lies on the
+        table that the game cannot know yet (``truth``: the frame's): actions that only record what is seen.
+        Default: nothing."""
+        return ()
+
+    def seen_only(self, action: Any) -> bool:
+        """Whether ``action`` only records what the camera saw (it is no step of the game's true record)."""
+        return False
+
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
         """The reader of this game's pieces for ``table`` (a recording's "table" section, or the device's own:

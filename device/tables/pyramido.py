@@ -360,6 +360,15 @@ class PyramidoTable(TableAdapter):
         self.looks: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     # --- reading frames ------------------------------------------------------------------------
+    def at_table(self, players: Sequence[str], options: Mapping[str, str],
+                 seed: int | None) -> tuple[dict[str, str], tuple[str, ...]]:
+        """At a real table the deck is not known: the set-up's chance (the piles turned up, the gems drawn) is read
+        from the table, and a seeded recording's true record begins with the steps its seed drew."""
+        if seed is None:
+            return dict(options), ()
+        steps = self.game.seeded_setup_steps(players, options, seed)  # type: ignore[attr-defined]
+        return dict(options), tuple(self.game.action_text(a) for a in steps)
+
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[np.ndarray], Sequence[Any]]:
         """The reader of whole frames for a table laid out as ``table`` says (a recording's ``table``, or the
         device's saved set-up: ``players``, ``lessons`` (taught colours by name, CIELAB), ``domino_mm``): it
