@@ -80,6 +80,19 @@ def test_a_short_recording_stops_where_asked_and_its_truth_is_the_table(tmp_path
     hands = sum(1 for f in files if f.endswith("-hand.png"))
     assert hands == 2 * sum(1 for f in set(files) if f.endswith("-hand.png"))  # two hand frames, then 7 still ones
     assert hands * 7 == 2 * (len(files) - hands)
+    # Each frame says how many of the true actions its table shows: every action before the one that changed the
+    # table again (the leprechaun cards laid out change nothing on it), all of them at the end.
+    done = [f["truth"]["done"] for f in data["frames"]]
+    assert done == sorted(done) and done[0] == 1 and done[-1] == 12
+    state = GAME.initial_state(data["players"], {}, seed=5)
+    table = Table(2)
+    for n, text in enumerate(data["expected"]["actions"]):
+        if n in done:
+            shown = next(f["truth"] for f in data["frames"] if f["truth"]["done"] == n)
+            assert {k: v for k, v in shown.items() if k != "done"} == json.loads(json.dumps(truth_of(state, table)))
+        action = GAME.parse_action(text, state)
+        before, state = state, GAME.apply(state, action)
+        table.follow(before, action, state)
     result = replay(tmp_path / "rec", reader_name="truth")
     assert result["actions"][: len(result["actions"])] == data["expected"]["actions"][: len(result["actions"])]
 
