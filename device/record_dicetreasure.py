@@ -12,7 +12,9 @@ frames) and then still frames sharing one picture, drawn by the lab renderer
 not show (the leprechaun cards laid out, a claim, a turn ended with nothing left to move) has no frames: the
 device asks, and the replay's players answer it from the true record (counted).
 
-Each frame's ``truth`` is the table as it lies (:func:`truth_of`); the ``table`` section names the mats' player
+Each frame's ``truth`` is the table as it lies (:func:`truth_of`) and how many of the true actions it shows
+(``done``: the replay's players answer nothing beyond them; :func:`mark_done` adds it to a recording made before
+the recorder wrote it); the ``table`` section names the mats' player
 count, the deck (the stand-in) and the dice colours taught from a rendered teaching frame (one die of each
 colour in the tray, read by the reader under the same condition). ``draw="plain"`` writes cheap synthetic
 pictures instead of renders (for replaying with the truth reader in tests: the pictures then only need to show
@@ -286,6 +288,40 @@ def make(out: Path, seed: int = 7, players: int = 2, condition: str | None = Non
     }
     (out / "recording.json").write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     return data
+
+
+def mark_done(data: dict[str, Any]) -> dict[str, Any]:
+    """A recording's data (as :func:`make` writes it, made before frames carried ``done``) with each frame truth's
+    ``done`` as :func:`make` now writes it: the game re-run from the recording's seed and true actions, the table
+    shown after each action that changes it. Raises ``ValueError`` when a frame's truth is not the re-run's table
+    (another recorder, or another deck): nothing is guessed."""
+    names = list(data["players"])
+    state = GAME.initial_state(names, {}, seed=data["seed"])
+    table = Table(len(names))
+    truth = truth_of(state, table)
+    shows: list[tuple[dict[str, Any], int]] = []
+    for n, text in enumerate(data["expected"]["actions"]):
+        action = GAME.parse_action(text, state)
+        before, state = state, GAME.apply(state, action)
+        table.follow(before, action, state)
+        now = truth_of(state, table)
+        if now != truth:
+            shows.append((truth, n))  # shown until action n changed the table: the n actions before it
+            truth = now
+    total = len(data["expected"]["actions"])
+    shows += [(truth, total), (truth, total)]  # the last table, shown twice (a replay settles on it)
+    per = HAND_FRAMES + STILL_FRAMES
+    frames = data["frames"]
+    if len(frames) != per * len(shows):
+        raise ValueError(f"{len(frames)} frames, but the game re-run shows {len(shows)} tables of {per} frames")
+    marked = []
+    for i, frame in enumerate(frames):
+        want, done = shows[i // per]
+        seen = {k: v for k, v in frame["truth"].items() if k != "done"}
+        if seen != json.loads(json.dumps(want)):
+            raise ValueError(f"frame {i} ({frame['file']}): its truth is not the table of the game re-run")
+        marked.append({**frame, "truth": {**seen, "done": done}})
+    return {**data, "frames": marked}
 
 
 def _table_section(players: int, seed: int, changed: Any, size: tuple[int, int]) -> dict[str, Any]:

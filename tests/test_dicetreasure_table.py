@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from device.commands import replay
-from device.record_dicetreasure import Table, canonical, make, truth_of
+from device.record_dicetreasure import Table, canonical, make, mark_done, truth_of
 from device.recording import load_recording
 from device.tables import Explained, adapter_for
 from device.tables.dicetreasure import Snapshot, SpotReading, ZoneReading, snapshot_from_truth
@@ -93,6 +93,13 @@ def test_a_short_recording_stops_where_asked_and_its_truth_is_the_table(tmp_path
         action = GAME.parse_action(text, state)
         before, state = state, GAME.apply(state, action)
         table.follow(before, action, state)
+    # A recording made before frames carried it gets the same from the game re-run (and refuses a table it is not).
+    bare = {**data, "frames": [{**f, "truth": {k: v for k, v in f["truth"].items() if k != "done"}}
+                               for f in data["frames"]]}
+    assert mark_done(bare)["frames"] == data["frames"]
+    other = [*bare["frames"][:-1], {**bare["frames"][-1], "truth": {**bare["frames"][-1]["truth"], "tray": ["red:1"]}}]
+    with pytest.raises(ValueError, match="not the table of the game re-run"):
+        mark_done({**bare, "frames": other})
     result = replay(tmp_path / "rec", reader_name="truth")
     assert result["actions"][: len(result["actions"])] == data["expected"]["actions"][: len(result["actions"])]
 
