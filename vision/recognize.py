@@ -131,10 +131,10 @@ class DiceRecognizer:
         self.faces = faces if faces is not None else FaceModel(threads=threads)
         self.detector = detector if detector is not None else default_detector(threads)
         #: Issue 25's learnt cocked flag (``models/dice-tilt.onnx``), read when ``tilt`` is ``True`` or a model. Off by
-        #: default (sessions 16 and 17): it catches about 58% of rendered dice leaning 15 degrees and flags 1.9% of
-        #: the real train dice behind the detector (0 of val's 220 since session 17), and every game's reader was
-        #: measured without it; whether a game wants leaning dice asked about at that price is the game's choice
-        #: (``docs/vision.md``, "Session 17").
+        #: default (sessions 16 to 18): it catches about 65% of rendered dice leaning 15 degrees and flags 1.9% of
+        #: the real train dice behind the detector (2 of val's 220 with session 18's model), and every game's reader
+        #: was measured without it; whether a game wants leaning dice asked about at that price is the game's choice
+        #: (``docs/vision.md``, "Session 18").
         self.tilt = tilt if isinstance(tilt, TiltModel) else (load_tilt_model(threads) if tilt else None)
 
     def candidates(self, image: np.ndarray) -> tuple[np.ndarray, list[DieCandidate]]:

@@ -10,20 +10,23 @@ reader fits one field to every die of a frame and flags the dice that stand out 
 die's reading alike (the model is trained on renders only: no photo of a leaning die exists in the shared sets),
 moves the whole field, not one die.
 
-Data: rendered scenes (:mod:`vision.lab.render`, 320 x 320, 4 to 12 dice of 18 to 60 px, cameras 0.8 to 8 image
-widths high, 30% marbled bodies, half the dark dice with faint pips), half the dice leaning 0 to 35 degrees in a
-random direction; each die cut as the detector would report it (centre moved by 5% of the side, side x 0.9..1.12,
-angle +-4 degrees). Since session 17 a second set (:data:`NEAR_SEED`, 15,000 dice) where the flag decides: half its
-dice leaning 5 to 25 degrees; and 7 epochs instead of 5. With half of that set cut from the square their box bounds
-instead (``--near-from-box 0.5``, as the detector reports a leaning die) the model flagged 23 of the 806 real train
-dice at the limit of 0.25 against 5, so it was not kept (``docs/vision.md``, "Session 17"). Per batch: the eight
-symmetries of the square (the target turned with the crop), channel swaps, brightness, contrast, noise and 30% of
-the crops softened. Seeds: scenes 27001 and 27004 (training), networks seed 0; the limit of the flag is chosen on
-scenes of seed 27102 and the Byler train split (:mod:`vision.lab.evaluate`'s ``--tilt-thresholds``) and measured
-once on 27103 (``--cocked``) and on the real dice of the Byler train split (session 16: 27002 and 27003).
+Data: rendered scenes (:mod:`vision.lab.render`, 320 x 320, 4 to 12 dice of 18 to 60 px, cameras 0.8 to 8 image widths
+high, 30% marbled bodies, half the dark dice with faint pips), half the dice leaning 0 to 35 degrees in a random
+direction; each die cut as the detector would report it (centre moved by 5% of the side, side x 0.9..1.12, angle +-4
+degrees). Since session 17 a second set (:data:`NEAR_SEED`, 15,000 dice) where the flag decides: half its dice leaning 5
+to 25 degrees. Since session 18 the crop is 48 px (:data:`vision.faces.TILT_CROP_SIZE`, 32 before: the side band of a
+15-degree lean was 4 to 5 px) and the network the same but for its larger last map, 5 epochs (the 32 px model had 7; 48
+px crops cost about 2.2 times as much to train, and the CPU was shared). With half of the second set cut from the square
+their box bounds instead (``--near-from-box 0.5``, as the detector reports a leaning die) the 32 px model flagged 23 of
+the 806 real train dice at the limit of 0.25 against 5, so it was not kept (``docs/vision.md``, "Session 17"). Per
+batch: the eight symmetries of the square (the target turned with the crop), channel swaps, brightness, contrast, noise
+and 30% of the crops softened. Seeds: scenes 27001 and 27004 (training), networks seed 0; the limit of the flag is
+chosen on scenes of seed 27102 and the Byler train split (:mod:`vision.lab.evaluate`'s ``--tilt-thresholds``) and
+measured once on 27105 (``--cocked``; 27103 in session 17) and on the real dice of the Byler train split (session 16:
+27002 and 27003).
 
-``python -m vision.lab.read_tilt [--dice N] [--near N] [--near-from-box SHARE] [--epochs N] [--out models]`` writes
-``dice-tilt.onnx`` and its card.
+``python -m vision.lab.read_tilt [--dice N] [--near N] [--near-from-box SHARE] [--epochs N] [--size PX] [--out models]``
+writes ``dice-tilt.onnx`` and its card.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ NEAR_SEED = 27004
 NEAR_DICE = 15000
 NEAR_LEAN = (5.0, 25.0)
 NEAR_FROM_BOX = 0.0
-EPOCHS = 7
+EPOCHS = 5
 #: The torch threads of the recipe (another count gives another model).
 THREADS = 2
 
@@ -66,6 +69,7 @@ def tilt_scenes(
     jitter: bool = True,
     size: int = 320,
     from_box: float = 0.0,
+    crop_size: int = TILT_CROP_SIZE,
 ) -> dict[str, np.ndarray]:
     """``dice`` rendered dice cut for the tilt model: ``crops`` (N, S, S, 3) uint8, ``targets`` (N, 2) the apparent
     tilt in the crop's frame, ``image_tilts`` (N, 2) the same in the image's frame, ``leans`` (N,) degrees,
@@ -120,7 +124,7 @@ def tilt_scenes(
                 angle = float((angle + rng.normal(0, 4.0)) % 90)
             candidate = DieCandidate(centre, side, angle, 1.0)
             tilt = np.array(apparent_tilt(spec, style, size, size))
-            crops.append(crop_die(image, candidate, TILT_CROP_SIZE, TILT_MARGIN))
+            crops.append(crop_die(image, candidate, crop_size, TILT_MARGIN))
             targets.append(to_crop_frame(tilt[None, :], np.array([angle]))[0])
             image_tilts.append(tilt)
             leans.append(spec.tilt)
@@ -141,7 +145,8 @@ def tilt_scenes(
 
 
 def training_data(
-    dice: int, near: int, cache: Path | None = None, near_from_box: float = NEAR_FROM_BOX
+    dice: int, near: int, cache: Path | None = None, near_from_box: float = NEAR_FROM_BOX,
+    crop_size: int = TILT_CROP_SIZE,
 ) -> dict[str, np.ndarray]:
     """The training set: ``dice`` dice of :data:`TRAIN_SEED` (half leaning 0 to 35 degrees, cut from their top
     face) and ``near`` dice of :data:`NEAR_SEED` (half leaning :data:`NEAR_LEAN`; ``near_from_box`` of them cut from
@@ -151,7 +156,7 @@ def training_data(
     if cache is not None and cache.exists():
         first = dict(np.load(cache))
     else:
-        first = tilt_scenes(TRAIN_SEED, dice)
+        first = tilt_scenes(TRAIN_SEED, dice, crop_size=crop_size)
         if cache is not None:
             np.savez_compressed(cache, **first)
     parts = [first]
@@ -159,7 +164,7 @@ def training_data(
     if near > 0 and near_cache is not None and near_cache.exists():
         parts.append(dict(np.load(near_cache)))
     elif near > 0:
-        parts.append(tilt_scenes(NEAR_SEED, near, lean=NEAR_LEAN, from_box=near_from_box))
+        parts.append(tilt_scenes(NEAR_SEED, near, lean=NEAR_LEAN, from_box=near_from_box, crop_size=crop_size))
         if near_cache is not None:
             np.savez_compressed(near_cache, **parts[-1])
     return {key: np.concatenate([part[key] for part in parts]) for key in ("crops", "targets")}
@@ -187,7 +192,7 @@ def symmetry(crops: np.ndarray, targets: np.ndarray, k: int, flip: bool) -> tupl
     return np.ascontiguousarray(crops), np.stack([x, y], axis=1).astype(np.float32)
 
 
-def build_network() -> Any:
+def build_network(size: int = TILT_CROP_SIZE) -> Any:
     """4 convolutions 3x3 (16, 32, 48, 64 channels, BN, ReLU, 3 max-pools), a 4x4 map flattened (where the side
     faces are matters: no global average), 64 hidden units, 2 outputs; about 110 k weights. The crop is
     standardised (mean 0, std 1 per crop) inside the graph."""
@@ -210,7 +215,7 @@ def build_network() -> Any:
         *block(32, 48, True),
         *block(48, 64, False),
         nn.Flatten(),
-        nn.Linear(64 * (TILT_CROP_SIZE // 8) ** 2, 64),
+        nn.Linear(64 * (size // 8) ** 2, 64),
         nn.ReLU(),
         nn.Linear(64, 2),
     )
@@ -245,7 +250,7 @@ def train(data: dict[str, np.ndarray], epochs: int, seed: int = 0, log: bool = T
     torch.set_num_threads(THREADS)
     gen = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = build_network()
+    net = build_network(int(data["crops"].shape[1]))
     crops, targets = data["crops"], data["targets"]
     n = len(crops)
     batch = 256
@@ -274,18 +279,20 @@ def train(data: dict[str, np.ndarray], epochs: int, seed: int = 0, log: bool = T
     return net
 
 
-def export(net: Any, path: Path) -> None:
+def export(net: Any, path: Path, size: int = TILT_CROP_SIZE) -> None:
     """The network as ONNX (float; input ``input`` N,3,S,S BGR x/255; output ``tilt`` N,2)."""
     import torch
 
-    dummy = torch.zeros(1, 3, TILT_CROP_SIZE, TILT_CROP_SIZE)
+    dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(
         net, (dummy,), str(path), input_names=["input"], output_names=["tilt"],
         dynamic_axes={"input": {0: "n"}, "tilt": {0: "n"}}, opset_version=17, dynamo=False,
     )  # fmt: skip
 
 
-def write_card(out: Path, dice: int, near: int, near_from_box: float, epochs: int, seconds: float) -> None:
+def write_card(
+    out: Path, dice: int, near: int, near_from_box: float, epochs: int, seconds: float, size: int = TILT_CROP_SIZE
+) -> None:
     onnx_path = out / f"{TILT_MODEL_NAME}.onnx"
     digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()
     card_path = out / f"{TILT_MODEL_NAME}.card.json"
@@ -296,7 +303,7 @@ def write_card(out: Path, dice: int, near: int, near_from_box: float, epochs: in
         "sha256": digest,
         "input": {
             "name": "input",
-            "shape": [-1, 3, TILT_CROP_SIZE, TILT_CROP_SIZE],
+            "shape": [-1, 3, size, size],
             "dtype": "float32",
             "layout": "NCHW, BGR",
             "normalisation": "x / 255; the graph standardises each crop (mean 0, std 1) itself",
@@ -309,7 +316,7 @@ def write_card(out: Path, dice: int, near: int, near_from_box: float, epochs: in
         },
         "labels": ["tilt_x", "tilt_y"],
         "crop_rule": f"vision.crop.crop_die with margin {TILT_MARGIN} (the square of {1 + TILT_MARGIN:g} x the "
-        f"die's side, upright), {TILT_CROP_SIZE} x {TILT_CROP_SIZE}",
+        f"die's side, upright), {size} x {size}",
         "training": {
             "command": "python -m vision.lab.read_tilt (make train)",
             "data": f"{dice} rendered dice (vision.lab.read_tilt.tilt_scenes, seed {TRAIN_SEED}), half leaning 0-35"
@@ -335,12 +342,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--near", type=int, default=NEAR_DICE, help="dice of the second set (half leaning 5 to 25)")
     parser.add_argument("--near-from-box", type=float, default=NEAR_FROM_BOX, help="share of --near cut from the box")
     parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--size", type=int, default=TILT_CROP_SIZE, help="the crop's side in pixels (a multiple of 8)")
     parser.add_argument("--out", type=Path, default=MODELS_DIR)
     parser.add_argument("--cache", type=Path, help="keep the rendered sets in this .npz and one beside it (re-runs)")
     parser.add_argument("--weights", type=Path, help="also save the trained weights here (torch state dict)")
     args = parser.parse_args(argv)
     start = time.time()
-    data = training_data(args.dice, args.near, args.cache, args.near_from_box)
+    data = training_data(args.dice, args.near, args.cache, args.near_from_box, args.size)
     print(f"{len(data['crops'])} crops ({time.time() - start:.0f} s)", flush=True)
     net = train(data, args.epochs)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -348,8 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         torch.save(net.state_dict(), args.weights)
-    export(net, args.out / f"{TILT_MODEL_NAME}.onnx")
-    write_card(args.out, args.dice, args.near, args.near_from_box, args.epochs, time.time() - start)
+    export(net, args.out / f"{TILT_MODEL_NAME}.onnx", args.size)
+    write_card(args.out, args.dice, args.near, args.near_from_box, args.epochs, time.time() - start, args.size)
     print(f"wrote {args.out / (TILT_MODEL_NAME + '.onnx')}")
     return 0
 
