@@ -110,6 +110,8 @@ class Pipeline:
     #: Replays at the table (``companion replay --at-table``): how many set-up steps the true record begins with
     #: that the recording's numbering (its inputs' ``at``, its truth's ``done``) does not count.
     steps_before: int = 0
+    #: Replays: the truth of every frame read so far (what the players can tell of what lay where, asked).
+    truths: list[Any] = field(default_factory=list)
     #: The game a recording's scripted inputs (presses, corrections) belong to; None: whatever game runs.
     #: The demo sets it, so that a game the players start while it runs is theirs alone.
     script_game: int | None = None
@@ -194,6 +196,8 @@ class Pipeline:
 
     def process(self, frame: Frame, inputs: Sequence[dict[str, Any]] = ()) -> StepResult:
         self.session.frame_ref = frame.index
+        if self.players_answer and frame.truth is not None:
+            self.truths.append(frame.truth)
         self._apply_waiting()
         for item in inputs if self.scripted() else ():
             self.apply_input(item)
@@ -226,6 +230,18 @@ class Pipeline:
         shown = frame.truth.get("done") if isinstance(frame.truth, Mapping) else None
         for _ in range(8):
             self._apply_waiting()  # a step the players tap on the page anyway is no answer
+            if not self.session.table.pending:
+                return
+            said = adapter.told(self.session.state, self.truths, self.session.table.problems) \
+                if adapter is not None else ()
+            if said:  # the players say what lies where the device asked (a die it could not read): one answer
+                self.answers += 1
+                try:
+                    self.session.tell(said)
+                except (GameError, SessionError) as exc:
+                    self.session.warn(str(exc))
+                    return
+                continue
             done = self.true_steps()
             if done >= len(self.expected_actions) or not self.session.table.pending:
                 return
@@ -234,9 +250,6 @@ class Pipeline:
             asked = list(self.session.table.problems)
             self.answers += 1
             try:
-                if adapter is not None and self.session.game is not None:
-                    for said in adapter.told(self.session.state, frame.truth):  # what the table shows, said
-                        self.session.apply(said, "players")
                 if not self.session.answer(self.expected_actions[done]):
                     return
             except (GameError, SessionError) as exc:  # the record drifted: the replay will not match

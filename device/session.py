@@ -175,6 +175,7 @@ class GameSession:
         game = find_game(record.game)
         adapter = self._adapter_factory(game)
         state, history = replay_history(game, record)
+        adapter.loaded(state)
         self.game, self.adapter, self.record, self.state, self.history = game, adapter, record, state, history
         self.table = Table()
         self.warnings = []
@@ -358,6 +359,17 @@ class GameSession:
             self.apply_text(text, origin)
             if self.table.pending and self.table.seen is not None:
                 self._consider_table("camera")  # what the reading then explains is the camera's, not the players'
+            return self.table.pending
+
+    def tell(self, actions: Sequence[Any], origin: str = "players") -> bool:
+        """The players say what lies on the table that the camera could not read (actions that record only what is
+        seen, e.g. a quarry die's face); the table as last read is then considered again. Returns whether the table
+        still waits on the players."""
+        with self._lock:
+            for action in actions:
+                self.apply(action, origin)
+            if self.table.pending and self.table.seen is not None:
+                self._consider_table("camera")
             return self.table.pending
 
     def set_tracking(self, tracking: str) -> None:

@@ -73,6 +73,27 @@ def test_a_recorded_game_replays_from_its_truth_to_the_true_record(recorded: Pat
     assert result["finished"] is True
 
 
+def test_a_recorded_game_replays_as_at_a_real_table_from_its_truth(recorded: Path) -> None:
+    # Without the seed (companion replay --at-table): the players type the board and cards, the quarry is read as
+    # it shows (every die seen once, when first uncovered), and the game is followed action for action as with the
+    # seed (a B2 that copied the value the die had is seen as no skill in both: the same state).
+    result = replay(recorded, reader_name="truth", at_table=True)
+    assert result["matches_expected"] is True and result["players_answered"] == 0
+    moves = [a for a in result["actions"] if not a.startswith("reveal")]
+    assert moves == replay(recorded, reader_name="truth")["actions"]
+    dealt = GAME.initial_state(["Anna", "Ben"], seed=4242).quarry.dice
+    reveals = [GAME.parse_action(a) for a in result["actions"] if a.startswith("reveal")]
+    assert len(reveals) == len({r.position for r in reveals}) >= 42  # type: ignore[union-attr]
+    assert all(dealt[r.position] == r.die for r in reveals)  # type: ignore[union-attr]
+    # The players say what the device asks about of a die it could not read, as the truth last showed it.
+    table = adapter_for(GAME)
+    frames = json.loads((recorded / "recording.json").read_text())["frames"]
+    state = GAME.initial_state(["Anna", "Ben"], result["options"])
+    assert table.told(state, [f["truth"] for f in frames[:3]], ["level 1, slot 1 is hard to read"]) == ()
+    said = table.told(state, [f["truth"] for f in frames[:3]], ["quarry q2,0,1 is hard to read (colour unclear)"])
+    assert [str(a) for a in said] == [f"reveal q2,0,1 {dealt[(2, 0, 1)]}"]
+
+
 def test_the_truth_reader_sees_covered_quarry_dice_without_their_value(recorded: Path) -> None:
     table = adapter_for(GAME)
     frame = json.loads((recorded / "recording.json").read_text())["frames"][0]

@@ -743,11 +743,13 @@ class PyradiceReader:
 
     # --- the quarry --------------------------------------------------------------------------------
     def read_quarry(self, image: np.ndarray, view: ZoneView,
-                    prior: Mapping[Position, Die] | Iterable[Position] | None = None,
+                    prior: Mapping[Position, Die | None] | Iterable[Position] | None = None,
                     known: Mapping[Position, Die | str] | None = None) -> QuarryReading:
         """The quarry, judged from where the game believes its dice are (``prior``: positions, or positions with
-        their dice; a full quarry when not given). Where the game knows a die, a top that does not look like it
-        is never sure: a die taken, swapped (skill A4) or misread are told apart by the turn, not by one look.
+        their dice, None for a die there whose face the game has not seen yet; a full quarry when not given).
+        Where the game knows a die, a top that does not look like it is never sure: a die taken, swapped (skill
+        A4) or misread are told apart by the turn, not by one look. A die the game knows is there but not its
+        face (a table set up by its players) is sure when its face reads sure and it looks like a die.
         ``known``: positions the change gate found unchanged, with what the game's belief has there (a die,
         COVERED or EMPTY): carried, sure, not read; with every position known and a grid kept, nothing runs."""
         ppm = self.ppm
@@ -759,7 +761,10 @@ class PyradiceReader:
             return QuarryReading(tuple(_carried_position(p, carry[p], (float(x), float(y)))
                                        for p, (x, y) in zip(geo.positions, pts, strict=True)))
         believed = set(geo.positions if prior is None else prior)
-        expected: Mapping[Position, Die] = prior if isinstance(prior, Mapping) else {}
+        expected: Mapping[Position, Die] = {p: d for p, d in prior.items() if d is not None} \
+            if isinstance(prior, Mapping) else {}
+        # There for certain, face not seen yet: the game's belief says so (only a known die can be taken).
+        unseen = {p for p, d in prior.items() if d is None} if isinstance(prior, Mapping) else set()
         zone = self._rectify(image, view)
         to_read = [p for p in geo.positions if p not in carry]
         # A few positions to read and a grid kept: the detector looks only around them, the grid is kept.
@@ -827,7 +832,7 @@ class PyradiceReader:
                 p_die = 1.0 - float(not_die[k])
                 det = near[k]
                 had = expected.get(pos)
-                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], had)
+                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], had, there=pos in unseen)
                 # A die under it that looks the same (colour and face) is seen where it was once it is gone.
                 twin = had is not None and any(expected.get(q) == had for q in geo.supports[pos])
                 sure = sure and not twin
@@ -943,7 +948,7 @@ class PyradiceReader:
 
     # --- a whole frame ------------------------------------------------------------------------------
     def read(self, image: np.ndarray, reg: Registration,
-             quarry: Mapping[Position, Die] | Iterable[Position] | None = None,
+             quarry: Mapping[Position, Die | None] | Iterable[Position] | None = None,
              known: Mapping[Place, Any] | None = None) -> PyradiceReading:
         """Everything on the table; ``quarry`` is where the game believes quarry dice are, with their dice
         where it knows them (a full quarry when not given). ``known``: places (see :data:`Place`) the change gate
@@ -1017,18 +1022,24 @@ def _edges(crop: np.ndarray) -> float:
     return float(np.mean(np.hypot(gx, gy)))
 
 
-def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | None) -> tuple[bool, float, bool]:
+def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | None,
+                     there: bool = False) -> tuple[bool, float, bool]:
     """Is a die's top at a quarry position, the share of the measures that say so, and is that sure?
 
     From above, a die gone from layer 1 or 2 leaves the corners of the dice under it (or, seen at a slant,
     a lower die's top almost where it was), which the face model and the detector may take for a die; and
     the detector misses some tops among touching dice. So where the game knows the die, only a top that
     reads sure as exactly that die is sure; anything else is left to the turn to explain. Where it does not,
-    a sure die needs every measure (a strong find, pips counted, the face model), and a sure empty none."""
+    a sure die needs every measure (a strong find, pips counted, the face model), and a sure empty none.
+    ``there``: the game knows a die lies there but not its face (a table set up by its players; such a die
+    cannot have been taken, only known dice can): its face read sure, the face model taking it for a die and
+    the detector or the pips seeing it (the top layer's dice, nearest the camera, are often found weakly)."""
     occupied = found >= FOUND or read.pips is not None or (found >= FAINT and p_die >= 0.5)
     share = (min(found / FOUND, 1.0) + (read.pips is not None) + p_die) / 3
     if known is not None:
         return occupied, share, occupied and not read.unsure and read.die == known
+    if there:
+        return True, share, not read.unsure and p_die >= 1 - DIE_BELOW and (found >= FAINT or read.pips is not None)
     if occupied:
         return True, share, found >= FOUND and read.pips is not None and p_die >= 1 - DIE_BELOW and not read.unsure
     return False, share, found < FAINT and p_die <= 1 - EMPTY_ABOVE

@@ -100,15 +100,19 @@ class TableAdapter(ABC):
         options, no such steps (the seed sets nothing up the camera does not read)."""
         return dict(options), ()
 
-    def told(self, state: Any, truth: Any) -> tuple[Any, ...]:
-        """What the players of a recording tell the device, before they answer its question, of what lies on the
-        table that the game cannot know yet (``truth``: the frame's): actions that only record what is seen.
-        Default: nothing."""
+    def told(self, state: Any, truths: Sequence[Any], asked: Sequence[str]) -> tuple[Any, ...]:
+        """What the players of a recording tell the device, asked ``asked``, of what lies on the table that the game
+        cannot know yet (``truths``: the recording's truth of every frame so far, the last one now's): actions
+        that only record what is seen. Default: nothing."""
         return ()
 
     def seen_only(self, action: Any) -> bool:
         """Whether ``action`` only records what the camera saw (it is no step of the game's true record)."""
         return False
+
+    def loaded(self, state: Any) -> None:  # noqa: B027 (a hook: most adapters need nothing)
+        """The game's state as the session loads it, before any frame is read (a reader that judges the table from
+        the game's belief has it from the first frame). Default: nothing."""
 
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:

@@ -40,6 +40,7 @@ from engine.pyradice.pyramid import Slot, slot_text
 from engine.pyradice.quarry import COLOURS, Position, position_text
 from engine.pyradice.skills import SKILL_TEXT, describe_use, usable_codes
 from engine.pyradice.state import Pass, Phase, Place, PyradiceState, Reveal, Skill, Take, UseReserve
+from engine.pyradice.tablesetup import SETUP_RANDOM, is_table_setup, setup_words
 
 #: A quarry position read empty, sure or in doubt (the reader's state "empty", or in doubt its reason "looks
 #: empty, the game has ... there": vision.pyradice_read keeps a position in doubt present), and read with a die on
@@ -136,6 +137,44 @@ class PyradiceTable(TableAdapter):
         self._reserve_read = False
         self._reading: Any = None  # the last observation's reading
 
+    def loaded(self, state: Any) -> None:
+        """The first frame is read against the game's belief too (a quarry set up at the table: which dice are
+        there, none known, from the start)."""
+        self._belief = state
+
+    # --- a recording replayed as a real table -------------------------------------------------------
+    def at_table(self, players: Sequence[str], options: Mapping[str, str],
+                 seed: int | None) -> tuple[dict[str, str], tuple[str, ...]]:
+        """At a real table the players type the board's tokens and the cards' discs (the ``setup`` option's words)
+        and the quarry is read by the camera: a seeded recording's set-up, said so."""
+        if seed is None or is_table_setup(options.get("setup", SETUP_RANDOM)):
+            return dict(options), ()
+        dealt = self.game.initial_state(players, options, seed=seed)
+        return {**options, "setup": setup_words(dealt.board, dealt.cards)}, ()
+
+    def told(self, state: Any, truths: Sequence[Any], asked: Sequence[str]) -> tuple[Any, ...]:
+        """The uncovered quarry dice the game does not know yet that the device asks about, or that a question
+        says a turn cannot be explained without (a die taken before it was read): the players say what lay there
+        (the page's chance box), as the recording's truth last showed it."""
+        if not isinstance(state, PyradiceState) or not state.quarry.unknown or not truths:
+            return ()
+        words = " ".join(asked)
+        stuck = "no legal turn" in words or "table is ahead" in words
+        out = []
+        for pos in state.quarry.to_reveal():
+            text = position_text(pos)
+            if f"quarry {text} " not in words and not stuck:
+                continue
+            die = next((t["quarry"][text] for t in reversed(truths) if isinstance(t, Mapping)
+                        and isinstance(t.get("quarry"), Mapping) and isinstance(t["quarry"].get(text), str)), None)
+            if die is not None:
+                out.append(Reveal(pos, Die.parse(die)))
+        return tuple(out)
+
+    def seen_only(self, action: Any) -> bool:
+        """A quarry die seen for the first time records what the camera saw, no step of the game."""
+        return isinstance(action, Reveal)
+
     # --- reading the table ----------------------------------------------------------------------
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
         from vision.pyradice_read import PyradiceReader
@@ -218,6 +257,8 @@ class PyradiceTable(TableAdapter):
 
     def explain(self, state: Any, seen: Any) -> Explained:
         self._belief = state
+        if state.phase is Phase.ROLL_OFF and isinstance(seen, TableSeen) and state.quarry.unknown:
+            return self._quarry_as_built(state, seen)
         if state.phase in (Phase.ROLL_OFF, Phase.OVER):
             return Explained()  # the roll-off is entered on the page; after the game nothing is read
         if isinstance(seen, Observation):
@@ -300,6 +341,28 @@ class PyradiceTable(TableAdapter):
             # turn behind the table: a B3 seen with the placement was left to the CONFIRM, as "no skill").
             self._skill_moved = True
         return result
+
+    def _quarry_as_built(self, state: PyradiceState, seen: TableSeen) -> Explained:
+        """A table set up by its players (the ``setup`` option's words): while the roll-off is entered the quarry's
+        uncovered dice are read, each read sure (or corrected) is seen for the first time (a reveal); each in doubt
+        is asked, so that no take has to wait on a die the game does not know."""
+        need = set(self.game.reveals_needed(state))  # type: ignore[attr-defined]
+        fixed = seen.fixed()
+        reveals: list[Reveal] = []
+        doubts: list[str] = []
+        for k, (place, item) in enumerate(zip(_places(seen.reading), _items(seen.reading), strict=True)):
+            pos = place.position
+            if place.kind != "quarry" or pos is None or pos not in need:
+                continue
+            value, sure = (fixed[k], True) if k in fixed else _read_value(item)
+            if isinstance(value, Die) and (sure or seen.confirmed):
+                reveals.append(Reveal(pos, value))
+            else:
+                why = getattr(item, "reason", "") or "not read"
+                doubts.append(f"quarry {position_text(pos)} is hard to read ({why}): correct it")
+        if reveals:
+            return explained_by(self.game, state, reveals)
+        return Explained(problems=tuple(doubts))
 
     def _after(self, state: PyradiceState, actions: Sequence[Any]) -> PyradiceState:
         end = state
@@ -974,7 +1037,9 @@ class ChangeWatch:
         prior: Any = None
         if belief is not None:
             q = belief.quarry
-            prior = dict(q.dice) if not q.unknown else [p for p in q.geometry.positions if q.present(p)]
+            # Where the game knows the dice, those dice; at a table set up by its players, also the dice there whose
+            # face it has not seen yet (None).
+            prior = dict(q.dice) if not q.unknown else {p: q.dice.get(p) for p in q.geometry.positions if q.present(p)}
         geometry = self.reader.geometry()
         reading = self.reader.read(image, reg, prior, known)
         after = before if self.reader.geometry() == geometry else self.reader.places(image, reg)
