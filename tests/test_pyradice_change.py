@@ -415,10 +415,10 @@ def test_a_doubt_the_game_settles_a_dice_colour_kept_or_a_die_there_and_never_a_
 
 
 def test_the_palette_learns_the_games_dice_as_this_camera_sees_them() -> None:
-    """Each die the game agrees with, read with the game's face, is a sample of its colour; from three on, the
-    reader's palette takes their median for that colour (a white the teaching missed kept its nominal reference,
-    some 20 levels darker than white dice are seen, and read "colour unclear" everywhere), the other colours keep
-    their taught references. Stub reader, no models."""
+    """(Off by default since the measurement of seed 6004.) Each die the game agrees with, read with the game's
+    face, is a sample of its colour; from three on, the reader's palette takes their median for that colour (a
+    white the teaching missed kept its nominal reference, some 20 levels darker than white dice are seen, and read
+    "colour unclear" everywhere), the other colours keep their taught references. Stub reader, no models."""
     from device.tables.pyradice import reading_from_truth
     from vision.colour import nominal_palette
     from vision.pyradice_read import DieRead
@@ -439,7 +439,8 @@ def test_the_palette_learns_the_games_dice_as_this_camera_sees_them() -> None:
             self.taught = list(samples)
 
     stub = Teachable(reading)
-    watch = ChangeWatch(stub)
+    assert ChangeWatch(stub).learn_palette is False  # off by default: see ChangeWatch.learn_palette
+    watch = ChangeWatch(stub, learn_palette=True)
     watch.read(None, _Reg(), state)
     watch.read(None, _Reg(), replace(state))
     taught = getattr(stub, "taught", [])
