@@ -42,6 +42,7 @@ from device.tables import ButtonChoice, Explained, TableAdapter, explained_by, m
 from engine.errors import AmbiguousActionError, GameError
 from engine.pyramido import (
     COLOURS,
+    GEMS,
     Colour,
     Domino,
     Gem,
@@ -366,8 +367,26 @@ class PyramidoTable(TableAdapter):
         from the table, and a seeded recording's true record begins with the steps its seed drew."""
         if seed is None:
             return dict(options), ()
-        steps = self.game.seeded_setup_steps(players, options, seed)  # type: ignore[attr-defined]
-        return dict(options), tuple(self.game.action_text(a) for a in steps)
+        game: Any = self.game
+        steps = list(game.seeded_setup_steps(players, options, seed))
+        # The camera names the gems drawn into one area in colour order (mythical last), the seed drew them in any:
+        # the steps as the players would answer them, each area's draws in the camera's order (the same state).
+        state = game.setup(players, options)
+        out: list[Any] = []
+        group: list[Any] = []
+        for step in [*steps, None]:
+            head = state.pending[0] if step is not None and state.pending else None
+            if group and (step is None or not isinstance(step, Draw) or head != group[0][0]):
+                out.extend(d for _, d in sorted(group, key=lambda hd: GEMS.index(hd[1].gem)))
+                group = []
+            if step is None:
+                break
+            if isinstance(step, Draw) and head is not None and head.kind is PendingKind.GEM_TO_SPACE:
+                group.append((head, step))
+            else:
+                out.append(step)
+            state = game.apply(state, step)
+        return dict(options), tuple(game.action_text(a) for a in out)
 
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[np.ndarray], Sequence[Any]]:
         """The reader of whole frames for a table laid out as ``table`` says (a recording's ``table``, or the
