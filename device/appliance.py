@@ -110,6 +110,10 @@ class Pipeline:
     #: Replays at the table (``companion replay --at-table``): how many set-up steps the true record begins with
     #: that the recording's numbering (its inputs' ``at``, its truth's ``done``) does not count.
     steps_before: int = 0
+    #: Replays: true steps the device took as fewer actions reaching the same state (a Dice Treasure exchange and
+    #: end seen as one end), counted as done so that the players' next answer is the record's next step.
+    merged: int = 0
+    _true_states: tuple[int, list[Any]] | None = None
     #: Replays: the truth of every frame read so far (what the players can tell of what lay where, asked).
     truths: list[Any] = field(default_factory=list)
     #: The game a recording's scripted inputs (presses, corrections) belong to; None: whatever game runs.
@@ -136,8 +140,30 @@ class Pipeline:
         camera saw (a die first seen), which a recording's numbering does not count."""
         adapter = self.session.adapter
         if adapter is None:
-            return len(self.session.history)
-        return sum(1 for h in self.session.history if not adapter.seen_only(h.action))
+            return len(self.session.history) + self.merged
+        return sum(1 for h in self.session.history if not adapter.seen_only(h.action)) + self.merged
+
+    def _caught_up(self, done: int) -> int | None:
+        """Where the true record, from the game's set-up, reaches the state the game is in a few steps past
+        ``done`` (the device took them as fewer actions): that step count, else None."""
+        game, record = self.session.game, self.session.record
+        if game is None or record is None:
+            return None
+        if self._true_states is None or self._true_states[0] != record.id:
+            self._true_states = (record.id, [game.initial_state(record.players, record.options, seed=record.seed)])
+        states = self._true_states[1]
+        adapter = self.session.adapter
+        same = adapter.same_state if adapter is not None else (lambda a, b: bool(a == b))
+        for k in range(done + 1, min(done + 4, len(self.expected_actions)) + 1):
+            while len(states) <= k:
+                try:
+                    states.append(game.apply(states[-1], game.parse_action(self.expected_actions[len(states) - 1],
+                                                                           states[-1])))
+                except GameError:
+                    return None  # the record cannot be walked from here (a table the seed did not set up)
+            if same(states[k], self.session.state):
+                return k
+        return None
 
     def apply_input(self, item: dict[str, Any]) -> None:
         kind = item.get("kind")
@@ -228,6 +254,7 @@ class Pipeline:
         # many of the true actions the table shows (``done``) is answered with none beyond them: players answer
         # for what they have done, never for a turn not yet played (it would run the game ahead of the table).
         shown = frame.truth.get("done") if isinstance(frame.truth, Mapping) else None
+        told = False  # the players said what lay where the device asked: the same question's answer is no new one
         for _ in range(8):
             self._apply_waiting()  # a step the players tap on the page anyway is no answer
             if not self.session.table.pending:
@@ -235,7 +262,8 @@ class Pipeline:
             said = adapter.told(self.session.state, self.truths, self.session.table.problems) \
                 if adapter is not None else ()
             if said:  # the players say what lies where the device asked (a die it could not read): one answer
-                self.answers += 1
+                self.answers += 0 if told else 1
+                told = True
                 try:
                     self.session.tell(said)
                 except (GameError, SessionError) as exc:
@@ -248,12 +276,17 @@ class Pipeline:
             if isinstance(shown, int) and done >= shown + self.steps_before:
                 return
             asked = list(self.session.table.problems)
-            self.answers += 1
+            self.answers += 0 if told else 1  # one question on the page, answered whole
+            told = False
             try:
                 if not self.session.answer(self.expected_actions[done]):
                     return
-            except (GameError, SessionError) as exc:  # the record drifted: the replay will not match
-                self.session.warn(str(exc))
+            except (GameError, SessionError) as exc:
+                caught = self._caught_up(done) if isinstance(exc, GameError) else None
+                if caught is not None:  # done already, as fewer actions: the players answer the next step
+                    self.merged += caught - done
+                    continue
+                self.session.warn(str(exc))  # the record drifted: the replay will not match
                 return
             if self.session.table.problems == asked:
                 return

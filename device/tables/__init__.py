@@ -106,6 +106,11 @@ class TableAdapter(ABC):
         that only record what is seen. Default: nothing."""
         return ()
 
+    def same_state(self, a: Any, b: Any) -> bool:
+        """Whether two states are the same game (a replay's players use it to tell steps the device took as fewer
+        actions). Default: equal."""
+        return bool(a == b)
+
     def seen_only(self, action: Any) -> bool:
         """Whether ``action`` only records what the camera saw (it is no step of the game's true record)."""
         return False

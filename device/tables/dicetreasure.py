@@ -308,6 +308,18 @@ class DiceTreasureTable(TableAdapter):
         return (f"own deck: {data.get('name') or 'our box'}, {cards} motif cards"
                 + (" (partial)" if cards < MOTIF_CARD_COUNT else ""))
 
+    def same_state(self, a: Any, b: Any) -> bool:
+        """The same game whatever order a pile of dice lies in (the common reserve is a heap: an exchange and an
+        end seen as one end leave its dice in another order; seed 5004)."""
+        if not (isinstance(a, DiceTreasureState) and isinstance(b, DiceTreasureState)):
+            return bool(a == b)
+        for name in a.__dataclass_fields__:
+            x, y = getattr(a, name), getattr(b, name)
+            heaps = isinstance(x, tuple) and isinstance(y, tuple) and all(isinstance(d, Die) for d in (*x, *y))
+            if not (Counter(x) == Counter(y) if heaps else x == y):
+                return False
+        return True
+
     def frame_reader(self, table: Mapping[str, Any]) -> Callable[[Any], Sequence[Any]]:
         """The reader of a Dice Treasure table: ``players`` (the mats printed for them), ``deck`` ("stand-in",
         or a deck file's path; at the device, the game's ``options``' deck), ``lessons`` ({"die": {colour:
