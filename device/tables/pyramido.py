@@ -743,6 +743,12 @@ class PyramidoTable(TableAdapter):
             if head.kind is PendingKind.DOMINO_TO_PILE and ex is not None:
                 sp = ex.spaces[head.target - 1]
                 if sp.face_up and sp.sure and sp.tops:
+                    if self._ahead(s, ex):
+                        # A deck the device does not know: the top read is taken only from a table that shows nothing
+                        # else than the record (a later turn may have taken it and turned up the next: tuning replay
+                        # 6302 at the table revealed a later domino so).
+                        return None, (f"pile {head.target}'s domino turned up is read on a table that has moved on: "
+                                      "enter it on the page",), False
                     return Reveal(sp.tops[0]), (), False
             return None, (f"{head}: the domino turned up is not read surely; enter it on the page",), False
         if head.kind is PendingKind.GEM_TO_LEGEND:
@@ -978,8 +984,8 @@ class PyramidoTable(TableAdapter):
                     score = 0
                 elif before is not None:
                     score = 3 if sp.lightness - before[0] >= FLIP_LIGHTER else 0
-                else:
-                    score = 2
+                else:  # not seen at rest as a back (the pile just taken from): lighter than backs are
+                    score = 2 if sp.looks_face_up else 0
             else:
                 # Its face read exactly, or its look changed from its back's (a back has the same colours).
                 # Read exactly as its top's face; else a look that changed from its back's (or a pile not seen as a
