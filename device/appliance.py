@@ -193,8 +193,11 @@ class Pipeline:
 
     def _apply_waiting(self) -> None:
         """The waiting inputs whose step the game has reached (or passed: refused) are taken now."""
-        while ready := [item for item in self.waiting if item["at"] + self.steps_before <= self.true_steps()]:
+        while self.waiting:
             steps = self.true_steps()
+            ready = [item for item in self.waiting if item["at"] + self.steps_before <= steps]
+            if not ready:
+                return
             self.waiting = [item for item in self.waiting if item["at"] + self.steps_before > steps]
             for item in ready:
                 self.apply_input(item)

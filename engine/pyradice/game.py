@@ -215,7 +215,7 @@ class PyradiceGame(Game[PyradiceState, Action]):
         every problem of what they describe is named."""
         given = dict(given or {})
         value = given.get("setup", SETUP_RANDOM)
-        if value in (SETUP_RANDOM,):
+        if value == SETUP_RANDOM:
             return super().resolve_options(given)
         board, cards = parse_setup(value)
         problems = _board_defects(board) + _card_defects(cards)
@@ -230,11 +230,12 @@ class PyradiceGame(Game[PyradiceState, Action]):
         table's ``setup`` words, that board and those cards and a quarry whose dice the camera has not seen yet
         (``seed`` unused). The first-player roll-off is the first (chance) step."""
         names = self.check_players(players)
-        chosen = self.resolve_options(options)
-        if is_table_setup(chosen["setup"]):
-            # A real table: what the players typed, and a quarry the camera has not looked at yet.
-            board, cards = parse_setup(chosen["setup"])
-            return setup(names, quarry=unseen_quarry(len(names)), board=board, cards=cards, options=chosen)
+        words = (options or {}).get("setup", SETUP_RANDOM)
+        if is_table_setup(words):
+            # A real table: what the players typed, and a quarry the camera has not looked at yet (setup() checks
+            # every option).
+            board, cards = parse_setup(words)
+            return setup(names, quarry=unseen_quarry(len(names)), board=board, cards=cards, options=options)
         rng = random.Random(0 if seed is None else seed)
         quarry = Quarry.random(len(names), rng)
         return setup(names, quarry=quarry, board=random_board(rng), cards=random_cards(rng), options=options)

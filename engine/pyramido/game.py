@@ -351,16 +351,18 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
         """With a seed: a seeded deck and set-up already drawn. Without: set-up chance left pending for the table."""
         if seed is None:
             return self.setup(players, options)
-        state = self.setup(players, options, generate_deck(random.Random(seed).randrange(2**32)))
-        for step in self.seeded_setup_steps(players, options, seed):
-            state = self.apply(state, step)
-        return state
+        return self._seeded_setup(players, options, seed)[0]
 
     def seeded_setup_steps(
         self, players: Sequence[str], options: Mapping[str, str] | None, seed: int
     ) -> tuple[PyramidoAction, ...]:
         """The set-up's chance steps (dominoes turned up, gems drawn) a seeded game draws before its first
         action: what the players of a real table do, and the camera reads, when the deck is not known."""
+        return self._seeded_setup(players, options, seed)[1]
+
+    def _seeded_setup(
+        self, players: Sequence[str], options: Mapping[str, str] | None, seed: int
+    ) -> tuple[PyramidoState, tuple[PyramidoAction, ...]]:
         rng = random.Random(seed)
         state = self.setup(players, options, generate_deck(rng.randrange(2**32)))
         steps = []
@@ -368,7 +370,7 @@ class Pyramido(Game[PyramidoState, PyramidoAction]):
             step = self.random_chance(state, rng)
             steps.append(step)
             state = self.apply(state, step)
-        return tuple(steps)
+        return state, tuple(steps)
 
     # --- queries --------------------------------------------------------------------------------
     def to_move(self, state: PyramidoState) -> int | None:
