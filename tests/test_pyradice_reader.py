@@ -529,3 +529,31 @@ def test_a_die_of_the_movers_read_empty_in_doubt_does_not_make_a_plain_turn_a_qu
                          moved=True)
     explained = table.explain(before, seen)
     assert explained.problems == () and explained.actions[:2] == (take, place)
+
+
+def test_only_the_slots_read_occupied_get_the_face_models_second_look(reader: PyradiceReader) -> None:
+    """Whether a die is there is judged from the first look (pips, detector, colour, "not a die"); the second look
+    (more views of a doubtful face through the model) is only for the slots read occupied: an empty slot has no
+    face, and its second look was eight more crops through the model each."""
+    seed = 9417
+    state = seeded_state(seed, 2, 6)
+    frame = _frame(state, seed, random_table_style(np.random.default_rng([seed, 3]), hand=0.0), 1)
+    reg = locate(frame.image, "pyradice", 2, MarkerFinder())
+    view = reg.zone("board-1")
+    assert view is not None
+    looked_again: list[int] = []
+    plain = reader.faces.probabilities
+
+    def counted(crops: np.ndarray) -> np.ndarray:
+        looked_again.append(len(crops))
+        return plain(crops)
+
+    reader.forget_geometry()
+    reader.faces.probabilities = counted  # type: ignore[method-assign]
+    try:
+        board = reader.read_board(frame.image, view, 1)
+    finally:
+        del reader.faces.probabilities
+    occupied = sum(1 for s in board.slots if s.occupied)
+    assert occupied < len(SLOTS) - 6  # most slots empty: the case this is about
+    assert sum(looked_again) <= 8 * occupied

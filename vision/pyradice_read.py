@@ -475,6 +475,17 @@ class _Crops:
     targets: list[DieCandidate] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Looked:
+    """The first look at a batch of targets (:meth:`PyradiceReader._look`)."""
+
+    small: np.ndarray  # the face model's crops
+    probabilities: np.ndarray  # its face probabilities, first look
+    not_die: np.ndarray
+    pips: list[Any]  # PipReading per target
+    labs: Sequence[Lab]  # measured body colour per target
+
+
 class PyradiceReader:
     """Reads Pyradice tables. Load once (models in the constructor), then :meth:`read` per still frame.
 
@@ -552,28 +563,52 @@ class PyradiceReader:
     # --- reading dice in a zone image ----------------------------------------------------------------
     def _read(self, crops: _Crops) -> tuple[list[DieRead], np.ndarray]:
         """Face, colour and "not a die" probability of every target."""
+        looked = self._look(crops)
+        return self._finish(crops, looked), looked.not_die
+
+    def _look(self, crops: _Crops) -> _Looked:
+        """The first look at every target: the face model once, the pips, the body colour. What says whether a
+        die is there at all (the "not a die" probability, the pips, the colour) is all in it; only the face of a
+        doubtful die gets a second look (:meth:`_finish`)."""
         if not crops.targets:
-            return [], np.zeros(0)
+            return _Looked(np.zeros((0, 0, 0, 3), np.uint8), np.zeros((0, len(self.faces.values))), np.zeros(0), [],
+                           [])
         image = crops.image
         small = np.stack([crop_die(image, c, self.faces.size) for c in crops.targets])
         probabilities, not_die = self.faces.read(small)
         large = np.stack([crop_die(image, c, PIP_CROP_SIZE) for c in crops.targets])
         pips = count_pips_batch(large)
-
-        def tight(indices: np.ndarray) -> np.ndarray:
-            return np.stack([crop_die(image, crops.targets[i].scaled(TIGHT_SIDE), self.faces.size) for i in indices])
-
-        counts = [p.count for p in pips]
-        probabilities = second_look(self.faces, small, probabilities, counts, CONFIDENCE_FLOOR, tight)
         labs = measure_bodies(np.stack([p.lab for p in pips]), np.stack([p.pip_mask for p in pips]))
+        return _Looked(small, probabilities, np.asarray(not_die, np.float64), pips, labs)
+
+    def _finish(self, crops: _Crops, looked: _Looked, faces_for: Sequence[int] | None = None) -> list[DieRead]:
+        """Every target's reading; the face model's second look (:func:`vision.faces.second_look`) only for the
+        targets ``faces_for`` names (all when None): a target judged empty whatever its face has no face to read
+        (the second look of an empty slot is eight more crops through the model, and it changes no presence:
+        the presence measures are the first look's)."""
+        if not crops.targets:
+            return []
+        image = crops.image
+        chosen = np.arange(len(crops.targets)) if faces_for is None else np.asarray(sorted(faces_for), np.int64)
+        probabilities = looked.probabilities
+        if len(chosen):
+            def tight(indices: np.ndarray) -> np.ndarray:
+                return np.stack([crop_die(image, crops.targets[chosen[i]].scaled(TIGHT_SIDE), self.faces.size)
+                                 for i in indices])
+
+            counts = [looked.pips[i].count for i in chosen]
+            again = second_look(self.faces, looked.small[chosen], probabilities[chosen], counts, CONFIDENCE_FLOOR,
+                                tight)
+            probabilities = probabilities.copy()
+            probabilities[chosen] = again
         out = []
-        for probs, pip, lab in zip(probabilities, pips, labs, strict=True):
+        for probs, pip, lab in zip(probabilities, looked.pips, looked.labs, strict=True):
             decision = decide(probs, pip, self.faces.values, CONFIDENCE_FLOOR)
             colour, colour_conf, colour_sure = self._colour(lab)
             reason = decision.reason or ("" if colour_sure else "colour unclear")
             out.append(DieRead(decision.value, colour, decision.confidence, colour_conf, lab,
                                decision.unsure or not colour_sure, reason, pip.count))
-        return out, np.asarray(not_die, np.float64)
+        return out
 
     def _find(self, image: np.ndarray) -> list[DieCandidate]:
         return [c for c in self.detector.find(image) if c.side >= 0.5 * DIE_MM * self.ppm]
@@ -653,14 +688,10 @@ class PyradiceReader:
         # A die the detector did not find near its slot: its face is sure only if the pips agree.
         centred = [self._strong_near(found, t, 0.35 * lattice.pitch * ppm) for t in targets]
         wanted = [k for k, s in enumerate(SLOTS) if s not in known]
-        some, some_not_die = self._read(_Crops(zone, [targets[k] for k in wanted]))
-        reads_of: dict[int, DieRead] = {}
+        crops = _Crops(zone, [targets[k] for k in wanted])
+        looked = self._look(crops)
         not_die = np.ones(len(SLOTS))
-        for k, r, nd in zip(wanted, some, some_not_die, strict=True):
-            c = centred[k]
-            reads_of[k] = r if c is not None or r.pips == r.value or r.unsure else \
-                replace(r, unsure=True, reason="found by no measure but the face model")
-            not_die[k] = nd
+        not_die[wanted] = looked.not_die
         frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
         # Where the board is under each slot (the die tops the lattice names, moved back by the parallax): an
         # empty slot shows its printed recess there, whose lines a hand or a box over the board hides.
@@ -668,18 +699,28 @@ class PyradiceReader:
         edges = {k: _edges(crop_die(zone, DieCandidate((grounds[k][0] * ppm, grounds[k][1] * ppm),
                                                        lattice.pitch * ppm / grow, lattice.angle % 90, 1.0), 24))
                  for k in wanted}
-        bare = [r.lab for k, r in reads_of.items() if r.pips is None and near[k] < FOUND]
+        bare = [looked.labs[j] for j, k in enumerate(wanted) if looked.pips[j].count is None and near[k] < FOUND]
         board_lab = self._board_colour(seat, bare)
         # Markers of the mat not seen: something lies over the mat, perhaps over the board too.
         covered = not view.fit.complete_markers
+        # Whether a die is there is the first look's (pips, detector, colour, "not a die"): judged before the
+        # faces, so that only the slots read occupied get the face model's second look.
+        judged = {k: _occupancy(1.0 - float(not_die[k]), near[k], looked.pips[j].count, looked.labs[j], board_lab,
+                                EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered)
+                  for j, k in enumerate(wanted)}
+        some = self._finish(crops, looked, [j for j, k in enumerate(wanted) if judged[k][0]])
+        reads_of: dict[int, DieRead] = {}
+        for k, r in zip(wanted, some, strict=True):
+            c = centred[k]
+            reads_of[k] = r if c is not None or r.pips == r.value or r.unsure else \
+                replace(r, unsure=True, reason="found by no measure but the face model")
         slots = []
         for k, slot in enumerate(SLOTS):
             if slot in known:
                 slots.append(_carried_slot(slot, known[slot], (float(frame_pts[k, 0]), float(frame_pts[k, 1]))))
                 continue
             read = reads_of[k]
-            occupied, occupancy, sure_occ = _occupancy(1.0 - float(not_die[k]), near[k], read, board_lab,
-                                                       EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered)
+            occupied, occupancy, sure_occ = judged[k]
             reason = "" if sure_occ else "cannot tell whether a die is there"
             unsure = not sure_occ or (occupied and read.unsure)
             if occupied and read.unsure and not reason:
@@ -825,8 +866,18 @@ class PyradiceReader:
                 targets.append(DieCandidate((c[0] * ppm, c[1] * ppm), side * grid.scale(layer), grid.angle % 90, 1.0))
             if not look:
                 continue
-            reads, not_die = self._read(_Crops(zone, targets))
+            crops = _Crops(zone, targets)
+            looked = self._look(crops)
+            not_die = looked.not_die
             near = self._nearest(found, targets, 0.3 * DIE_MM * ppm)
+            # A position judged surely empty by the first look alone (no die the game knows or has there, no
+            # doubtful die over it, nothing found, pips none, "not a die" clear) keeps no reading: its face
+            # gets no second look.
+            reads = self._finish(crops, looked, [
+                k for k, pos in enumerate(look)
+                if not (_surely_bare(1.0 - float(not_die[k]), near[k], looked.pips[k].count)
+                        and pos not in expected and pos not in unseen
+                        and not any(present.get(q, False) for q in geo.covers[pos]))])
             frame_pts = _to_frame(view, np.array([t.centre for t in targets]), ppm)
             for k, pos in enumerate(look):
                 p_die = 1.0 - float(not_die[k])
@@ -982,7 +1033,7 @@ class PyradiceReader:
         return PyradiceReading(self.players, tuple(boards), quarry_reading, tuple(reserves), tuple(problems))
 
 
-def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | None,
+def _occupancy(p_die: float, found: float, pips: int | None, lab: Any, bare: np.ndarray | None,
                board_seen: bool = True) -> tuple[bool, float, bool]:
     """Is a die there, the share of the votes that say so, and whether that is sure (two or more votes and none
     against). Each measure votes or abstains: the classical pip count (pips found: a die; it abstains on many
@@ -993,14 +1044,14 @@ def _occupancy(p_die: float, found: float, read: DieRead, bare: np.ndarray | Non
     board seen there (``board_seen``: its printed recess's lines, and every marker of the mat): a hand the
     colour of the board would pass every other measure."""
     die_votes = empty_votes = 0
-    if read.pips is not None:
+    if pips is not None:
         die_votes += 1
     if found >= FOUND:
         die_votes += 1
     elif found < FAINT:
         empty_votes += 1
     if bare is not None:
-        far = math.sqrt(float(np.sum(((np.asarray(read.lab) - bare) * [0.5, 1.0, 1.0]) ** 2)))
+        far = math.sqrt(float(np.sum(((np.asarray(lab) - bare) * [0.5, 1.0, 1.0]) ** 2)))
         if far > BOARD_FAR:
             die_votes += 1
         elif far < BOARD_NEAR:
@@ -1020,6 +1071,13 @@ def _edges(crop: np.ndarray) -> float:
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
     return float(np.mean(np.hypot(gx, gy)))
+
+
+def _surely_bare(p_die: float, found: float, pips: int | None) -> bool:
+    """A quarry position where the game has no die, read empty and sure by :func:`_quarry_presence` whatever its
+    face: nothing found, no pips, the face model's "not a die" clear."""
+    occupied = found >= FOUND or pips is not None or (found >= FAINT and p_die >= 0.5)
+    return not occupied and found < FAINT and p_die <= 1 - EMPTY_ABOVE
 
 
 def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | None,
