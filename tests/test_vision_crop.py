@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.crop import CROP_MARGIN, as_bgr, box_to_candidate, crop_batch, crop_die
+from vision.crop import CROP_MARGIN, as_bgr, box_to_candidate, crop_batch, crop_die, folded_edges_each
 from vision.lab.render import DieSpec, SceneStyle, render_scene
 from vision.types import DieCandidate
 
@@ -148,3 +148,39 @@ def test_as_bgr_hands_a_frame_back_uncopied_and_makes_a_view_contiguous() -> Non
     view = frame[:, ::2]
     out = as_bgr(view)
     assert out.flags.c_contiguous and np.array_equal(out, view)
+
+
+def one_window(image: np.ndarray, centre: tuple[float, float], half: int, weight) -> tuple[float, float, float] | None:  # type: ignore[no-untyped-def]
+    """The edge sums of one window as vision.crop computed them until session 19 (one window a call)."""
+    x, y = centre
+    h, w = image.shape[:2]
+    x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
+    if x1 - x0 < 5 or y1 - y0 < 5:
+        return None
+    patch = image[y0:y1, x0:x1]
+    grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    xx = np.arange(x0, x1, dtype=np.float32)[None, :]
+    yy = np.arange(y0, y1, dtype=np.float32)[:, None]
+    strength = np.hypot(gx, gy) * weight(xx - x, yy - y)
+    folded = 4 * np.arctan2(gy, gx)
+    return float((strength * np.cos(folded)).sum()), float((strength * np.sin(folded)).sum()), float(strength.sum())
+
+
+def test_a_frames_edge_windows_read_together_are_to_the_bit_those_read_one_at_a_time() -> None:
+    image, truth = render_scene(np.random.default_rng(19), (320, 240), n_dice=(8, 8), side_range=(20, 50))
+    centres = [d.centre for d in truth] + [(2.0, 3.0), (-3.0, 50.0), (318.5, 239.0)]  # corner, outside, edge
+    halves = [max(4, round(d.side * 0.6)) for d in truth] + [9, 4, 12]
+
+    def gauss(spread: float):  # type: ignore[no-untyped-def]
+        return lambda dx, dy: np.exp(-(dx**2 + dy**2) / spread)
+
+    weights = [gauss(2 * (h / 1.2) ** 2) for h in halves]
+    for picture in (image, cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)):
+        together = folded_edges_each(picture, centres, halves, weights)
+        apart = [one_window(picture, c, h, w) for c, h, w in zip(centres, halves, weights, strict=True)]
+        assert together == apart
+        assert together[-2] is None and together[0] is not None  # a window of under 5 px holds no edges
+    assert folded_edges_each(image, [], [], []) == []

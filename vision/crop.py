@@ -170,22 +170,56 @@ def folded_edges(
     the centre: a die's straight edges agree, round pips add nothing. None when the window is too small. The
     one mechanism behind :func:`estimate_angle` and the detector's ``edge_angle``, which weight it differently.
     """
-    x, y = centre
+    return folded_edges_each(image, [centre], [half], [weight])[0]
+
+
+def folded_edges_each(
+    image: np.ndarray,
+    centres: Sequence[tuple[float, float]],
+    halves: Sequence[int],
+    weights: Sequence[Callable[[np.ndarray, np.ndarray], np.ndarray]],
+) -> list[tuple[float, float, float] | None]:
+    """:func:`folded_edges` of many windows of one image (a frame's dice), to the bit the same as one at a time:
+    each window's gradients (their borders are the window's own) and weights are made apart, the per-pixel
+    arithmetic (strength, the folded angle, its cosine and sine) runs once over all windows laid end to end, and
+    each window's sums are taken over its own run of pixels (the same additions in the same order). A frame's 25
+    dice cost a quarter less than 25 calls (issue 25's speed, session 19)."""
     h, w = image.shape[:2]
-    x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
-    if x1 - x0 < 5 or y1 - y0 < 5:
-        return None
-    patch = image[y0:y1, x0:x1]
-    grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
-    # Offsets from the centre as a row and a column (broadcast by ``weight``): a full grid costs more.
-    xx = np.arange(x0, x1, dtype=np.float32)[None, :]
-    yy = np.arange(y0, y1, dtype=np.float32)[:, None]
-    strength = np.hypot(gx, gy) * weight(xx - x, yy - y)
+    gxs: list[np.ndarray] = []
+    gys: list[np.ndarray] = []
+    ws: list[np.ndarray] = []
+    spans: list[int | None] = []
+    for (x, y), half, weight in zip(centres, halves, weights, strict=True):
+        x0, x1 = max(0, int(x) - half), min(w, int(x) + half + 1)
+        y0, y1 = max(0, int(y) - half), min(h, int(y) + half + 1)
+        if x1 - x0 < 5 or y1 - y0 < 5:
+            spans.append(None)
+            continue
+        patch = image[y0:y1, x0:x1]
+        grey = (cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch).astype(np.float32)
+        gxs.append(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3).ravel())
+        gys.append(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3).ravel())
+        # Offsets from the centre as a row and a column (broadcast by ``weight``): a full grid costs more.
+        xx = np.arange(x0, x1, dtype=np.float32)[None, :]
+        yy = np.arange(y0, y1, dtype=np.float32)[:, None]
+        ws.append(np.broadcast_to(weight(xx - x, yy - y), grey.shape).ravel())
+        spans.append(grey.size)
+    if not gxs:
+        return [None] * len(spans)
+    gx, gy = np.concatenate(gxs), np.concatenate(gys)
+    strength = np.hypot(gx, gy) * np.concatenate(ws)
     folded = 4 * np.arctan2(gy, gx)
-    return float((strength * np.cos(folded)).sum()), float((strength * np.sin(folded)).sum()), float(strength.sum())
+    along_cos, along_sin = strength * np.cos(folded), strength * np.sin(folded)
+    out: list[tuple[float, float, float] | None] = []
+    start = 0
+    for span in spans:
+        if span is None:
+            out.append(None)
+            continue
+        run = slice(start, start + span)
+        start += span
+        out.append((float(along_cos[run].sum()), float(along_sin[run].sum()), float(strength[run].sum())))
+    return out
 
 
 def folded_angle(c: float, s: float) -> float:

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from models import MODELS_DIR
-from vision.crop import ImageInputError, as_bgr, folded_angle, folded_edges, side_from_box
+from vision.crop import ImageInputError, as_bgr, folded_angle, folded_edges_each, side_from_box
 from vision.modelcard import ModelCard, load_model
 from vision.types import DieCandidate
 
@@ -132,18 +132,33 @@ def edge_angle(image_bgr: np.ndarray, centre: tuple[float, float], size: float) 
     :func:`vision.crop.folded_edges` in a window of ``size`` pixels. Strength is the length of the mean
     vector (1 = every edge agrees).
     """
+    return edge_angles(image_bgr, [centre], [size])[0]
 
-    # Weight a ring where the die's outline lies (half a side to a half-diagonal from the centre): the
-    # pips inside and the neighbours' edges outside count less.
-    def ring(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
-        radius = np.sqrt(dx**2 + dy**2)
-        return np.exp(-((radius - size * 0.58) ** 2) / (2 * (size * 0.16) ** 2))
 
-    edges = folded_edges(image_bgr, centre, max(4, round(size * 0.6)), ring)
-    if edges is None or edges[2] <= 1e-6:
-        return 0.0, 0.0
-    c, s, total = edges
-    return folded_angle(c, s), math.hypot(c, s) / total
+def edge_angles(
+    image_bgr: np.ndarray, centres: list[tuple[float, float]], sizes: list[float]
+) -> list[tuple[float, float]]:
+    """:func:`edge_angle` of every die of a frame, to the bit the same, in one pass
+    (:func:`vision.crop.folded_edges_each`)."""
+
+    def ring(size: float) -> Any:
+        # Weight a ring where the die's outline lies (half a side to a half-diagonal from the centre): the
+        # pips inside and the neighbours' edges outside count less.
+        def weight(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+            radius = np.sqrt(dx**2 + dy**2)
+            return np.exp(-((radius - size * 0.58) ** 2) / (2 * (size * 0.16) ** 2))
+
+        return weight
+
+    halves = [max(4, round(size * 0.6)) for size in sizes]
+    out = []
+    for edges in folded_edges_each(image_bgr, centres, halves, [ring(size) for size in sizes]):
+        if edges is None or edges[2] <= 1e-6:
+            out.append((0.0, 0.0))
+            continue
+        c, s, total = edges
+        out.append((folded_angle(c, s), math.hypot(c, s) / total))
+    return out
 
 
 #: The patch is 1.8 sides wide, so a side always spans EDGE_PATCH / 1.8 patch pixels: the band the
@@ -281,12 +296,14 @@ class DiceDetector:
         if float(shown[::4, ::4].std()) < FLAT_FRAME_STD:
             return []
         found = []
-        # Grey once for every die's edges (the same values as converting each die's window: per pixel).
+        peaks = decode(self._run(boxed), scale, self.threshold, (w, h))
+        # Grey once for every die's edges (the same values as converting each die's window: per pixel), every
+        # die's edges in one pass.
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        for cx, cy, bw, bh, net_angle, score in decode(self._run(boxed), scale, self.threshold, (w, h)):
+        edges = edge_angles(grey, [(p[0], p[1]) for p in peaks], [(p[2] + p[3]) / 2 / 1.2 for p in peaks])
+        for (cx, cy, bw, bh, net_angle, score), (angle, strength) in zip(peaks, edges, strict=True):
             # The die's own edges give its rotation better than the network (see docs/vision-detect.md);
             # the network's estimate stands in where the edges say little (a blurred or low-contrast die).
-            angle, strength = edge_angle(grey, (cx, cy), (bw + bh) / 2 / 1.2)
             if strength < MIN_EDGE_STRENGTH:
                 angle = net_angle
             found.append(((cx, cy), side_from_box(bw, bh, angle), angle, score))

@@ -14,6 +14,7 @@ and the average of the 8 views is what :func:`decide` sees.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -383,20 +384,31 @@ def _cocked_batch(lab: np.ndarray, n: int, size: int, die: float) -> np.ndarray:
     _, labels = cv2.connectedComponents(near.reshape(n * half, half), connectivity=4)
     centre = labels.reshape(n, half, half)[:, ci, ci]
     flat = labels.ravel()
-    yy, xx = np.mgrid[0 : n * half, 0:half]
-    xs, ys = xx.ravel().astype(np.float64), (yy.ravel() % half).astype(np.float64)
+    xs, ys, xx, yy, xy = _tile_moments(n, half)
     k = int(flat.max()) + 1
     m00 = np.bincount(flat, minlength=k)[centre].astype(np.float64)
     mx = np.bincount(flat, xs, k)[centre] / np.maximum(m00, 1)
     my = np.bincount(flat, ys, k)[centre] / np.maximum(m00, 1)
-    cxx = np.bincount(flat, xs * xs, k)[centre] / np.maximum(m00, 1) - mx * mx
-    cyy = np.bincount(flat, ys * ys, k)[centre] / np.maximum(m00, 1) - my * my
-    cxy = np.bincount(flat, xs * ys, k)[centre] / np.maximum(m00, 1) - mx * my
+    cxx = np.bincount(flat, xx, k)[centre] / np.maximum(m00, 1) - mx * mx
+    cyy = np.bincount(flat, yy, k)[centre] / np.maximum(m00, 1) - my * my
+    cxy = np.bincount(flat, xy, k)[centre] / np.maximum(m00, 1) - mx * my
     mean, gap = (cxx + cyy) / 2, np.sqrt(((cxx - cyy) / 2) ** 2 + cxy**2)
     small_spread, large_spread = mean - gap, mean + gap
     ok = (centre > 0) & (m00 >= 0.25 * d2 * d2) & (m00 <= 1.3 * d2 * d2) & (small_spread > 0)
     elongation = np.sqrt(large_spread / np.where(small_spread > 0, small_spread, 1.0))
     return ok & (elongation > COCKED_ELONGATION)
+
+
+@functools.lru_cache(maxsize=16)
+def _tile_moments(n: int, half: int) -> tuple[np.ndarray, ...]:
+    """x, y, x^2, y^2 and x*y of every pixel of ``n`` stacked ``half``-px tiles (each tile's own coordinates), as
+    flat float64 arrays: the same for every frame of as many dice, so made once (issue 25's speed, session 19)."""
+    yy, xx = np.mgrid[0 : n * half, 0:half]
+    xs, ys = xx.ravel().astype(np.float64), (yy.ravel() % half).astype(np.float64)
+    out = (xs, ys, xs * xs, ys * ys, xs * ys)
+    for a in out:
+        a.flags.writeable = False
+    return out
 
 
 def _pair_distances(points: np.ndarray) -> np.ndarray:
