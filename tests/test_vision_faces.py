@@ -15,6 +15,7 @@ from models import MODELS_DIR
 from vision.crop import CROP_SIZE, crop_die
 from vision.faces import (
     CONFIDENCE_FLOOR,
+    LONE_PIP_HEARD_BELOW,
     PIP_CROP_SIZE,
     PIP_LAYOUT,
     PIPS_HEARD_BELOW,
@@ -152,6 +153,23 @@ def test_decide_marks_unsure_instead_of_guessing() -> None:
     low = np.array([0.0, 0.0, 0.6, 0.4, 0.0, 0.0])
     decision = decide(low, agree)
     assert decision.unsure and decision.value == 3 and decision.confidence == pytest.approx(0.6)
+
+
+def test_the_die_reader_does_not_hear_a_lone_pip_against_a_model_at_its_floor() -> None:
+    # Session 19: a count of one pip against a model at 0.80 to 0.95 was the counter's miss on every tuning die.
+    lone, two = PipReading(1, False, None, 50.0, None), PipReading(2, False, None, 50.0, None)
+    fair = np.array([0.0, 0.0, 0.85, 0.15, 0.0, 0.0])  # a 3 at 0.85
+    reader = {"floor": SURE_FLOOR, "pips_overruled_above": PIPS_HEARD_BELOW,
+              "lone_pip_overruled_above": LONE_PIP_HEARD_BELOW}  # fmt: skip
+    assert decide(fair, lone, **reader).unsure is False  # type: ignore[arg-type]
+    assert doubts_of(0.85, 3, lone, SURE_FLOOR) == ()
+    # two blobs are still heard, and a lone one from a model under the floor (unsure for its confidence too)
+    assert decide(fair, two, **reader).reason == "pip count says 2"  # type: ignore[arg-type]
+    assert doubts_of(0.85, 3, two, SURE_FLOOR) == ("pip count says 2",)
+    assert doubts_of(0.7, 3, lone, SURE_FLOOR) == ("low confidence", "pip count says 1")
+    # the games' readers, which do not pass the lone-pip level, hear it as before
+    assert decide(fair, lone, floor=SURE_FLOOR, pips_overruled_above=PIPS_HEARD_BELOW).unsure is True
+    assert LONE_PIP_HEARD_BELOW == SURE_FLOOR < PIPS_HEARD_BELOW
 
 
 def test_a_pip_count_is_overruled_only_by_a_model_sure_past_the_overrule_level() -> None:

@@ -25,6 +25,7 @@ import numpy as np
 from vision.colour import Palette, load_palette, measure_bodies
 from vision.crop import as_bgr, crop_die
 from vision.faces import (
+    LONE_PIP_HEARD_BELOW,
     NOT_A_DIE_FLOOR,
     PIP_CROP_SIZE,
     PIPS_HEARD_BELOW,
@@ -39,6 +40,7 @@ from vision.faces import (
     count_pips_batch,
     decide,
     load_tilt_model,
+    pips_disagree,
     second_look,
     square_turns,
     valid_floor,
@@ -225,7 +227,7 @@ class DiceRecognizer:
         ):
             if leaning[i] and not pips.cocked:  # cocked only ever adds a doubt
                 pips = replace(pips, cocked=True)
-            decision = decide(probs, pips, self.faces.values, self.floor, PIPS_HEARD_BELOW)
+            decision = decide(probs, pips, self.faces.values, self.floor, PIPS_HEARD_BELOW, LONE_PIP_HEARD_BELOW)
             doubts = doubts_of(decision.confidence, decision.value, pips, self.floor)
             doubts += ("a second box read another face",) if i in disputed else ()
             doubts += ("smaller than the other dice",) if small_die[i] else ()
@@ -280,7 +282,7 @@ class DiceRecognizer:
 def doubts_of(confidence: float, value: int, pips: PipReading, floor: float) -> tuple[str, ...]:
     """Every reason :func:`vision.faces.decide` has to mark a die unsure, not only the first."""
     doubts: tuple[str, ...] = ("low confidence",) if confidence < floor else ()
-    if pips.count is not None and pips.count != value and confidence < PIPS_HEARD_BELOW:
+    if pips_disagree(pips.count, value, confidence, PIPS_HEARD_BELOW, LONE_PIP_HEARD_BELOW):
         doubts += (f"pip count says {pips.count}",)
     return doubts + (("cocked",) if pips.cocked else ())
 
