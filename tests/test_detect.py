@@ -250,3 +250,13 @@ def test_other_layouts_and_dtypes(detector: DiceDetector) -> None:
 def test_non_images_get_a_clear_error(detector: DiceDetector, bad: object) -> None:
     with pytest.raises(DetectorInputError, match="expected"):
         detector.find(bad)  # type: ignore[arg-type]
+
+
+def test_the_network_input_is_contiguous_and_the_same_values() -> None:
+    # Session 19: handed a transposed view, ONNX Runtime copied it element by element before every run.
+    from vision.detect import to_tensor
+
+    image = np.random.default_rng(3).integers(0, 256, (48, 64, 3), dtype=np.uint8)
+    tensor = to_tensor(image)
+    assert tensor.shape == (1, 3, 48, 64) and tensor.dtype == np.float32 and tensor.flags.c_contiguous
+    assert np.array_equal(tensor, (image.astype(np.float32) / 255.0).transpose(2, 0, 1)[None])
