@@ -79,6 +79,12 @@ PIP_RADIUS_MM = 0.85
 PIP_SPAN_MM = 10.0
 COIN_RADIUS_MM = 2.8
 COIN_STEP_MM = 8.0
+#: How high (in coins) a coin's blob may read: blur spreads its dark rim (see :func:`_coins`).
+COIN_BLOB_HIGH = 2.0
+#: The middle of a coin (mm radius) that :func:`_coins_in_place` looks at where the print puts each coin.
+COIN_CORE_MM = 1.5
+#: Where a space's outline lies round a slot's middle (shares of the space's half side with its rim, Chebyshev).
+RIM_RING = (0.85, 1.05)
 #: Nominal print colours (BGR) of the seven backgrounds and of the spaces (the five dice colours, white = any).
 BACKGROUND_BGR: dict[str, tuple[int, int, int]] = {
     "red": (50, 45, 200),
@@ -407,9 +413,34 @@ def _coins(lab: np.ndarray, background: np.ndarray) -> int:
     coins = 0
     d = 2 * COIN_RADIUS_MM * k
     for i in range(1, count):
-        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if 0.6 * d <= h <= 1.5 * d and 0.6 * d <= w and 4 * k <= centroids[i][1] <= 14 * k:
+        x, y, w, h = (stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP], stats[i, cv2.CC_STAT_WIDTH],
+                      stats[i, cv2.CC_STAT_HEIGHT])
+        # A coin's blob grows by the blur of a card seen at 1.2-1.4 px/mm and drawn at 4 (its dark rim's halo:
+        # up to 1.7 coins high, seeds 4402-4404: a card read with no coins was in doubt at every deal); what touches
+        # the picture's edge is the card's corner or the mat, never a coin (which lies 4 mm in).
+        if x == 0 or y == 0:
+            continue
+        if 0.6 * d <= h <= COIN_BLOB_HIGH * d and 0.6 * d <= w and 4 * k <= centroids[i][1] <= 14 * k:
             coins += max(1, round((w - d) / (COIN_STEP_MM * k)) + 1)
+    return max(coins, _coins_in_place(mask))
+
+
+def _coins_in_place(mask: np.ndarray) -> int:
+    """The coins counted where the print puts them (:func:`coin_centre`): the first places in the row whose middle
+    (a disc of :data:`COIN_CORE_MM`) is mostly unlike the background. A blob count misses coins that blur merges
+    with the card's dark edge (indigo, purple), or that show only their gold middle (gold on orange): seeds 4405,
+    4409, 4804, 4904 read no coins at their deals."""
+    k = CARD_PX_PER_MM
+    r = COIN_CORE_MM * k
+    yy, xx = np.mgrid[-math.ceil(r):math.ceil(r) + 1, -math.ceil(r):math.ceil(r) + 1]
+    disc = xx * xx + yy * yy <= r * r
+    coins = 0
+    for index in range(4):
+        cx, cy = (round(v * k) for v in coin_centre(index))
+        patch = mask[cy + yy.min():cy + yy.max() + 1, cx + xx.min():cx + xx.max() + 1]
+        if patch.shape != disc.shape or float(patch[disc].mean()) <= 0.5:
+            break
+        coins += 1
     return coins
 
 
@@ -443,6 +474,7 @@ def find_spaces(lab: np.ndarray, background: np.ndarray) -> tuple[list[tuple[int
     cv2.drawContours(filled, contours, -1, 1, -1)
     seen = (filled > 0) & area
     half = (SPACE_MM / 2 + SPACE_RIM_MM) * k
+    _rims_filled(seen, mask, half)
     best: tuple[float, list[tuple[int, int]], int, int] = (-1.0, [], 0, 0)
     for cols in (1, 2, 3):
         for rows in (1, 2, 3):
@@ -463,6 +495,30 @@ def find_spaces(lab: np.ndarray, background: np.ndarray) -> tuple[list[tuple[int
             if iou > best[0]:
                 best = (iou, occupied, cols, rows)
     return best[1], best[2], best[3], max(best[0], 0.0)
+
+
+def _rims_filled(seen: np.ndarray, mask: np.ndarray, half: float) -> None:
+    """Marks as seen (in place) each space of any layout's slot that shows only its rim: a space whose fill is the
+    card's own colour, with no pips, is an outline round the background, and blur and JPEG break the outline, so
+    the holes are not filled (solo seed 5003: a yellow space on a yellow card, a green one on a green card; both
+    cards had no layout and were asked at their deals). A slot counts when the ring where its outline lies is
+    mostly unlike the background and its middle mostly like it (a slot between two spaces has their prints in
+    its middle)."""
+    k = CARD_PX_PER_MM
+    r = math.ceil(1.05 * half)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    cheb = np.maximum(abs(xx), abs(yy))
+    ring, middle, square = (cheb >= RIM_RING[0] * half) & (cheb <= RIM_RING[1] * half), cheb < 0.6 * half, cheb < half
+    slots = {_slot((c, rr), cols, rows) for cols in (1, 2, 3) for rows in (1, 2, 3)
+             for c in range(cols) for rr in range(rows)}
+    for x, y in slots:
+        cx, cy = round(x * k), round(y * k)
+        if cy - r < 0 or cx - r < 0 or cy + r + 1 > mask.shape[0] or cx + r + 1 > mask.shape[1]:
+            continue
+        patch = mask[cy - r:cy + r + 1, cx - r:cx + r + 1]
+        if patch[ring].mean() > 0.5 and patch[middle].mean() < 0.2:
+            view = seen[cy - r:cy + r + 1, cx - r:cx + r + 1]
+            view[square] = True
 
 
 def _space_print(lab: np.ndarray, centre_px: tuple[float, float], colours: CardColours) -> SpaceReading:
@@ -835,6 +891,7 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
     img = white_balance(img, paper)
     recognizer.detector = detector
     dice = recognizer.read(img)
+    dice += _second_look(img, dice, recognizer, k)
     back = np.linalg.inv(to_zone)
     out = []
     for d in dice:
@@ -848,6 +905,45 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
                             _runner_up_colour(recognizer.palette, d.lab, d.colour)
                             if face_ok and not colour_ok and d.colour_distance < COLOUR_FAR else ""))
     return tuple(out)
+
+
+#: Something on a loose zone's paper, once the dice read are painted over, this share of a die's square or larger is
+#: looked at again (:func:`_second_look`).
+MISSED_DIE_AREA = 0.4
+
+
+def _second_look(img: np.ndarray, dice: Sequence[DieReading], recognizer: DiceRecognizer,
+                 k: float) -> list[DieReading]:
+    """Dice the die reader missed in a loose zone: the dice it read painted over with the paper's colour, what is
+    left that is not paper and as large as a good part of a die is read again on that picture. Two dice lying side
+    by side were read as one (the die reader keeps one of two finds that overlap), and the tray was short of a die
+    at the roll: asked on 4 of the 11 questions of solo seed 5003."""
+    lab = _lab_image(img)
+    paper = np.median(lab.reshape(-1, 3), axis=0)
+    ink = (_distance(lab, paper) > 25.0).astype(np.uint8)
+    painted = img.copy()
+    fill = tuple(float(v) for v in np.median(img.reshape(-1, 3), axis=0))
+    for d in dice:
+        # The die's own square (its nominal side, a little more for its shadow), not the reader's box, which may
+        # reach over the die beside it.
+        corners = cv2.boxPoints(((d.centre[0], d.centre[1]), (1.1 * DIE_MM * k,) * 2, d.angle))
+        corners = np.round(corners).astype(np.int32)
+        cv2.fillConvexPoly(ink, corners, 0)
+        cv2.fillConvexPoly(painted, corners, fill)
+    ink = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink)
+    big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= MISSED_DIE_AREA * (DIE_MM * k) ** 2]
+    if not big:
+        return []
+    out: list[DieReading] = []
+    side = DIE_MM * k
+    for d in recognizer.read(painted):
+        x, y = (min(max(round(v), 0), n - 1) for v, n in zip(d.centre, (img.shape[1], img.shape[0]), strict=True))
+        # A find on what is left of a die read already (its square painted a little off) is that die again.
+        again = any(math.dist(d.centre, e.centre) < 0.8 * side for e in (*dice, *out))
+        if labels[y, x] in big and not again:
+            out.append(d)
+    return out
 
 
 #: A loose die in doubt between two colours this near (CIELAB, lightness halved) to the same frame's sure dice of the
