@@ -9,7 +9,9 @@ the camera cannot see (the leprechaun cards laid out, a leprechaun card offered)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -397,22 +399,21 @@ def test_a_doubt_between_a_card_on_its_players_mat_and_one_on_another_mat_is_no_
     assert doubted("red-2", "red-3") == Explained()
 
 
-def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -> None:
+def _gated_red_1_in_doubt(patches_for: Callable[[Snapshot], dict[object, np.ndarray]]) -> tuple[
+        Any, GameState, SpotReading, Snapshot, dict[object, np.ndarray]]:
+    """A rolled table read surely with the change gate's pictures ``patches_for`` makes (the reference, with the
+    game's belief), and the same table read with red-1's first space and the tray in doubt: the adapter, the state,
+    red-1's spot, the doubtful snapshot and the pictures (changed in place by the caller)."""
     from dataclasses import replace
 
-    import numpy as np
-
-    from device.tables.dicetreasure import DiceTreasureTable, ZoneReading
+    from device.tables.dicetreasure import DiceTreasureTable
     from vision.change import ChangeGate
 
     adapter = adapter_for(GAME)
     assert isinstance(adapter, DiceTreasureTable)
     state, table = played(ROLLED)
     snapshot = snapshot_from_truth(truth_of(state, table))
-    rng = np.random.default_rng(5)
-    patches: dict[object, np.ndarray] = {(s.zone, s.spot, i + 1): rng.integers(0, 255, (12, 12, 3), dtype=np.uint8)
-                                         for s in snapshot.spots for i in range(len(s.dice))}
-    patches.update({z.zone: rng.integers(0, 255, (40, 60, 3), dtype=np.uint8) for z in snapshot.zones})
+    patches = patches_for(snapshot)
     adapter._gate, adapter._patches = ChangeGate(), patches  # as the model reader's frame_reader sets them
     # Read surely and as the game has it: the reference, with the game's belief.
     assert adapter.explain(state, adapter.observe([snapshot], moved=False)) == Explained()
@@ -421,6 +422,20 @@ def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -
                   for s in snapshot.spots)
     tray = ZoneReading("tray", state.hand, sure=False)
     doubtful = replace(snapshot, spots=spots, zones=tuple(tray if z.zone == "tray" else z for z in snapshot.zones))
+    return adapter, state, spot, doubtful, patches
+
+
+def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -> None:
+    rng = np.random.default_rng(5)
+
+    def pictures(snapshot: Snapshot) -> dict[object, np.ndarray]:
+        patches: dict[object, np.ndarray] = {(s.zone, s.spot, i + 1): rng.integers(0, 255, (12, 12, 3),
+                                                                                   dtype=np.uint8)
+                                             for s in snapshot.spots for i in range(len(s.dice))}
+        patches.update({z.zone: rng.integers(0, 255, (40, 60, 3), dtype=np.uint8) for z in snapshot.zones})
+        return patches
+
+    adapter, state, spot, doubtful, patches = _gated_red_1_in_doubt(pictures)
     # The same pictures read in doubt: the belief is kept, nothing to ask.
     assert adapter.explain(state, adapter.observe([doubtful], moved=False)) == Explained()
     # The space's picture changed (something lies there now), and the tray's: read, and asked about.
@@ -431,27 +446,12 @@ def test_a_place_whose_picture_has_not_changed_keeps_the_games_belief_surely() -
 
 
 def test_a_space_whose_picture_changed_colour_as_a_whole_is_read_again_whatever_the_gate_says() -> None:
-    from dataclasses import replace
-
-    from device.tables.dicetreasure import DiceTreasureTable
-    from vision.change import ChangeGate
-
-    adapter = adapter_for(GAME)
-    assert isinstance(adapter, DiceTreasureTable)
-    state, table = played(ROLLED)
-    snapshot = snapshot_from_truth(truth_of(state, table))
     rng = np.random.default_rng(7)
     grain = rng.integers(-3, 4, (12, 12, 3))
     green = np.clip(np.array([70, 185, 70]) + grain, 0, 255).astype(np.uint8)
-    patches: dict[object, np.ndarray] = {(s.zone, s.spot, i + 1): green.copy()
-                                         for s in snapshot.spots for i in range(len(s.dice))}
-    adapter._gate, adapter._patches = ChangeGate(), patches
-    assert adapter.explain(state, adapter.observe([snapshot], moved=False)) == Explained()
-    spot = next(s for s in snapshot.spots if s.card == "red-1")
-    spots = tuple(replace(s, why=("looks empty, but not clearly", *s.why[1:])) if s is spot else s
-                  for s in snapshot.spots)
-    tray = ZoneReading("tray", state.hand, sure=False)  # (no picture: not carried, so the space is not accounted)
-    doubtful = replace(snapshot, spots=spots, zones=tuple(tray if z.zone == "tray" else z for z in snapshot.zones))
+    # (The tray has no picture: it is not carried, so the space is not accounted.)
+    adapter, state, spot, doubtful, patches = _gated_red_1_in_doubt(
+        lambda snapshot: {(s.zone, s.spot, i + 1): green.copy() for s in snapshot.spots for i in range(len(s.dice))})
     # The same pictures: the belief is kept, the space is not asked about.
     kept = adapter.explain(state, adapter.observe([doubtful], moved=False))
     assert not any("card red-1 space 1" in p for p in kept.problems)
