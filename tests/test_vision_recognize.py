@@ -311,3 +311,25 @@ def test_the_third_look_averages_12_views_of_a_die_still_under_the_floor_and_onl
     faces = _SureOfThreeWhenLoose()
     DiceRecognizer(detector=FixedDetector(found), faces=faces, floor=0.1).read(image)  # type: ignore[arg-type]
     assert len(faces.batches) == 2
+
+
+class _ReadsThreeFairly(_NeverSureFaces):
+    """Reads every crop as a 3 at 0.85 (the rest on a 1): at the reader's floor, under the games' 0.95."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.batches.append(crops)
+        return np.tile(np.array([0.15, 0.0, 0.85, 0.0, 0.0, 0.0], np.float32), (len(crops), 1))
+
+
+def test_a_lone_pip_counted_against_a_model_at_the_floor_leaves_the_die_sure_and_two_pips_do_not() -> None:
+    # Session 19: the counter's lone blob was its miss against every such model on the tuning sets; two are heard.
+    from vision.lab.render import DieSpec
+
+    for value, doubt in ((1, ()), (2, ("pip count says 2",))):
+        specs = [DieSpec(value, centre=(60.0 + 120 * k, 80.0), side=44.0, angle=10.0 * k) for k in range(3)]
+        image, truth = render_scene(np.random.default_rng(value), (360, 160), dice=specs)
+        found = [DieCandidate(d.centre, d.side, d.angle, 1.0) for d in truth]
+        readings = DiceRecognizer(detector=FixedDetector(found), faces=_ReadsThreeFairly()).read(image)  # type: ignore[arg-type]
+        assert [r.pips for r in readings] == [value] * 3  # the counter sees the rendered face
+        assert all(r.value == 3 and abs(r.confidence - 0.85) < 1e-5 for r in readings)
+        assert all(r.doubts == doubt and r.unsure == bool(doubt) for r in readings)
