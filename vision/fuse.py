@@ -12,7 +12,8 @@ the most probable face of the mean and its confidence that mean's share. A die i
 * it is missing from half the frames or more (it moved, or it is a find of one frame only);
 * in any frame it was unsure for another reason than confidence (a pip count that disagreed, cocked, a twin box),
   or any frame's pip count is not the fused face (unless the fused confidence passes
-  :data:`vision.faces.PIPS_HEARD_BELOW`, as in one frame).
+  :data:`vision.faces.PIPS_HEARD_BELOW`, or the count is a lone pip against a fused confidence of
+  :data:`vision.faces.LONE_PIP_HEARD_BELOW`, as in one frame: :func:`vision.faces.pips_disagree`).
 
 So fusion can only turn a die that was doubtful for lack of confidence into a sure one when the frames agree,
 never a doubt of another kind. Readings without probabilities (older producers) are fused by their value and
@@ -31,7 +32,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.faces import PIPS_HEARD_BELOW, SURE_FLOOR
+from vision.faces import LONE_PIP_HEARD_BELOW, PIPS_HEARD_BELOW, SURE_FLOOR, pips_disagree
 from vision.types import DieReading
 
 #: Two readings in consecutive frames are the same die when their centres are closer than this share of its side.
@@ -109,7 +110,7 @@ def fuse_frames(frames: Sequence[Sequence[DieReading]], floor: float = SURE_FLOO
             or len(sure_values) > 1
             or 2 * len(seen) <= len(frames)
             or any(_doubted_otherwise(r, floor) for r in seen)
-            or (confidence < PIPS_HEARD_BELOW and any(r.pips is not None and r.pips != best + 1 for r in seen))
+            or any(pips_disagree(r.pips, best + 1, confidence, PIPS_HEARD_BELOW, LONE_PIP_HEARD_BELOW) for r in seen)
         )
         cocked = sum(r.cocked for r in seen) * 2 > len(seen)
         fused.append(
