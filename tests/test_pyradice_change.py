@@ -446,3 +446,48 @@ def test_the_palette_learns_the_games_dice_as_this_camera_sees_them() -> None:
     taught = getattr(stub, "taught", [])
     assert {name for name, _ in taught} == {colour}  # only that colour has its three samples with a body measured
     assert len(taught) == min(len(measured), 9)
+
+
+def test_a_colour_in_doubt_is_the_colour_of_the_board_dice_whose_body_it_has() -> None:
+    """A die read with its face sure and only its colour in doubt, on a board where bodies of the game's dice were
+    measured: the one colour whose measured bodies lie within BOARD_BODY_NEAR of its own, none of another within
+    BOARD_BODY_FAR (a swap, A5, moves a die whose body was measured at its old slot; a white the teaching missed
+    read "colour unclear" in every picture). A body between two colours, near another colour, or a face in doubt
+    stays in doubt. Stub reader, no models."""
+    from device.tables.pyradice import COLOUR_UNCLEAR, reading_from_truth
+    from vision.pyradice_read import DieRead
+
+    state = seeded_state(45, 2, 10)
+    seat = state.turn + 1
+    (white_at, white), (gray_at, gray) = sorted(state.mover.pyramid.items())[:2]
+    white, gray = Die(white.value, "white"), Die(gray.value, "gray")
+    state = replace(state, players=tuple(
+        replace(p, pyramid={**p.pyramid, white_at: white, gray_at: gray}) if i == state.turn else p
+        for i, p in enumerate(state.players)))
+    open_slot = next(s for s in SLOTS if s not in state.mover.pyramid)
+    truth = reading_from_truth(_truth(state), 2)
+    base = _with_slot(_with_slot(truth, seat, white_at, die=DieRead(white.value, "white", 1.0, 1.0, (90.0, 0.0, 1.0),
+                                                                    False)),
+                      seat, gray_at, die=DieRead(gray.value, "gray", 1.0, 1.0, (58.0, 0.0, 1.0), False))
+    stub = _Stub(base)
+    watch = ChangeWatch(stub)
+    watch.read(None, _Reg(), state)
+    watch.read(None, _Reg(), replace(state))  # the game agreed with that table: both bodies measured
+    assert watch.labs[("slot", seat, white_at)] == (90.0, 0.0, 1.0)
+
+    def seen(lab: tuple[float, float, float], face: str = COLOUR_UNCLEAR) -> Any:
+        stub.reading = _with_slot(base, seat, open_slot, occupied=True, occupancy=1.0, unsure=True,
+                                  reason=COLOUR_UNCLEAR if face == COLOUR_UNCLEAR else face,
+                                  die=DieRead(5, "gray", 1.0, 0.1, lab, True, face))
+        stub.changed = {("slot", seat, open_slot)}
+        board = watch.read(None, _Reg(), replace(state)).board(seat)
+        assert board is not None
+        return board.slot(open_slot)
+
+    near_white = seen((93.0, 1.0, 3.0))
+    assert not near_white.unsure and near_white.die is not None and near_white.die.die == Die(5, "white")
+    assert seen((74.0, 0.0, 1.0)).unsure  # between the two: neither within BOARD_BODY_NEAR
+    assert seen((93.0, 1.0, 3.0), face="low confidence").unsure  # a face in doubt: never settled
+    # A gray body measured within BOARD_BODY_FAR of the white one: the board's two colours too close to tell apart.
+    watch.labs[("slot", seat, gray_at)] = (70.0, 0.0, 1.0)
+    assert seen((93.0, 1.0, 3.0)).unsure

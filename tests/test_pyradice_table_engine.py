@@ -218,3 +218,33 @@ def test_the_camera_view_marks_each_place_read_and_rings_the_doubts() -> None:
     red = (drawn[..., 2] > 200) & (drawn[..., 0] < 60) & (drawn[..., 1] < 60)
     assert red[480:521, 580:621].any() and not red[180:221, 180:221].any()  # only the doubt is ringed
     assert tuple(drawn[200, 400]) == (128, 128, 128)  # an empty slot: a hollow ring only
+
+
+def test_an_a4_with_a_quarry_die_not_seen_yet_read_in_doubt_is_explained() -> None:
+    """At a table set up by its players a die uncovered but read in doubt is not known yet; an A4 that swaps it
+    into the pyramid shows it there (read sure) while its place shows the pyramid's old die, in doubt: the die is
+    learned as the one now in the pyramid, and the swap explained (inferred: the quarry side is in doubt)."""
+    from dataclasses import replace
+
+    from engine.pyradice import Place
+    from engine.pyradice.skills import usable_codes
+
+    for seed in range(40, 90):
+        playout = play(G, ["ana", "ben"], seed)
+        for before, action, after in zip(playout.states, playout.actions, playout.states[1:], strict=False):
+            if not (isinstance(action, Skill) and action.code == "A4" and action.quarry is not None):
+                continue
+            assert before.phase is Phase.SKILL and "A4" in usable_codes(before.board.skills, before.placed[0])
+            camera = replace(before, quarry=replace(before.quarry, dice={
+                p: d for p, d in before.quarry.dice.items() if p != action.quarry},
+                unknown=before.quarry.unknown | {action.quarry}))
+            seat = before.turn
+            seen = _seen(after, seat)
+            seen = replace(seen, quarry={p: d for p, d in seen.quarry.items() if p != action.quarry},
+                           quarry_unsure=frozenset({action.quarry}))
+            found = explain(camera, seen, partial=True)
+            revealed = Reveal(action.quarry, before.quarry.dice[action.quarry])
+            assert found.actions == (revealed, action) and found.inferred
+            assert not any(isinstance(a, Place) for a in found.actions)
+            return
+    pytest.fail("no A4 with a quarry die in the seeded games")

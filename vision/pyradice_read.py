@@ -883,9 +883,14 @@ class PyradiceReader:
                 p_die = 1.0 - float(not_die[k])
                 det = near[k]
                 had = expected.get(pos)
-                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], had, there=pos in unseen)
-                # A die under it that looks the same (colour and face) is seen where it was once it is gone.
+                # A die under it that looks the same (colour and face) is seen where it was once it is gone. A die
+                # read sure as the game's with weak finds is taken as there only with none like it (nor one not
+                # yet seen) anywhere under its footprint (seen through the gaps at a slant).
                 twin = had is not None and any(expected.get(q) == had for q in geo.supports[pos])
+                occ, occupancy, sure = _quarry_presence(p_die, det, reads[k], had, there=pos in unseen,
+                                                        nothing_like_under=had is not None and not any(
+                                                            expected.get(q) == had or q in unseen
+                                                            for q in _under(geo, pos)))
                 sure = sure and not twin
                 read = reads[k]
                 # Only doubtful dice lie over it: it may be covered still, or uncovered and looked at now.
@@ -1080,8 +1085,26 @@ def _surely_bare(p_die: float, found: float, pips: int | None) -> bool:
     return not occupied and found < FAINT and p_die <= 1 - EMPTY_ABOVE
 
 
+def _under(geo: Any, pos: Position) -> set[Position]:
+    """Every quarry position under ``pos``'s footprint: the dice it rests on, theirs, and so on."""
+    out: set[Position] = set()
+    todo = list(geo.supports[pos])
+    while todo:
+        q = todo.pop()
+        if q not in out:
+            out.add(q)
+            todo.extend(geo.supports[q])
+    return out
+
+
+#: A die the game knows at a quarry position, read there sure as exactly that die by the face model (its face and
+#: colour sure, "a die" at this probability or more), with no die like it anywhere under it: it is there, though
+#: the detector found it weakly and no pips were counted (the top layer's dice, nearest the camera, often are).
+KNOWN_FACE_THERE = 1 - DIE_BELOW
+
+
 def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | None,
-                     there: bool = False) -> tuple[bool, float, bool]:
+                     there: bool = False, nothing_like_under: bool = False) -> tuple[bool, float, bool]:
     """Is a die's top at a quarry position, the share of the measures that say so, and is that sure?
 
     From above, a die gone from layer 1 or 2 leaves the corners of the dice under it (or, seen at a slant,
@@ -1089,12 +1112,19 @@ def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | Non
     the detector misses some tops among touching dice. So where the game knows the die, only a top that
     reads sure as exactly that die is sure; anything else is left to the turn to explain. Where it does not,
     a sure die needs every measure (a strong find, pips counted, the face model), and a sure empty none.
+    ``nothing_like_under``: no die like the known one lies under the position, nor one whose face the game has
+    not seen (see :data:`KNOWN_FACE_THERE`).
     ``there``: the game knows a die lies there but not its face (a table set up by its players; such a die
     cannot have been taken, only known dice can): its face read sure, the face model taking it for a die and
     the detector or the pips seeing it (the top layer's dice, nearest the camera, are often found weakly)."""
     occupied = found >= FOUND or read.pips is not None or (found >= FAINT and p_die >= 0.5)
     share = (min(found / FOUND, 1.0) + (read.pips is not None) + p_die) / 3
     if known is not None:
+        if (not occupied and nothing_like_under and not read.unsure and read.die == known
+                and p_die >= KNOWN_FACE_THERE):
+            # Where a die was taken the face model may read the top of a die under it sure (tuning 6001: a gray 4
+            # where an orange 2 was taken), never the die taken itself unless one like it lies under it.
+            return True, share, True
         return occupied, share, occupied and not read.unsure and read.die == known
     if there:
         return True, share, not read.unsure and p_die >= 1 - DIE_BELOW and (found >= FAINT or read.pips is not None)

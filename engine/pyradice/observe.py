@@ -199,17 +199,27 @@ def _reveal_seen(state: PyradiceState, seen: Observation) -> list[tuple[Pyradice
     that changed in the mover's pyramid. Each way is one alternative; none when a die cannot be learned yet."""
     if not state.quarry.unknown or seen.quarry is None:
         return [(state, ())]
-    todo = [p for p in state.quarry.to_reveal() if seen.quarry.get(p) is not None and p not in seen.quarry_unsure]
-    if not todo:
-        return [(state, ())]
+    uncovered = state.quarry.to_reveal()
+    todo = [p for p in uncovered if seen.quarry.get(p) is not None and p not in seen.quarry_unsure]
     mine = state.mover.pyramid
     swapped = [d for s, d in seen.pyramid.items() if s in mine and mine[s] != d and s not in seen.unsure_slots]
+    # An uncovered die not seen yet whose top reads in doubt, at a skill step whose skill swaps a pyramid die with
+    # a quarry die (A4): it may be the die now in the pyramid (its place then shows the pyramid's old die, read in
+    # doubt). Each such way is an alternative, and so is leaving it unknown: two that fit are asked about.
+    swap_step = (state.phase is Phase.SKILL and state.placed is not None and bool(swapped)
+                 and "A4" in usable_codes(state.board.skills, state.placed[0]))
+    doubtful = [p for p in uncovered if p in seen.quarry_unsure] if swap_step else []
+    if not todo and not doubtful:
+        return [(state, ())]
+    choices: list[list[Die | None]] = [list(dict.fromkeys([seen.quarry[p], *swapped])) for p in todo]
+    choices += [[None, *dict.fromkeys(swapped)] for _ in doubtful]
     out: list[tuple[PyradiceState, tuple[Action, ...]]] = []
-    for dice in itertools.product(*[list(dict.fromkeys([seen.quarry[p], *swapped])) for p in todo]):
+    for dice in itertools.product(*choices):
         now, done = state, []
         try:
-            for p, die in zip(todo, dice, strict=True):
-                assert die is not None
+            for p, die in zip((*todo, *doubtful), dice, strict=True):
+                if die is None:
+                    continue  # a doubtful top left unknown
                 reveal = Reveal(p, die)
                 now = _GAME.apply(now, reveal)
                 done.append(reveal)
