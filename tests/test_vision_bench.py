@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import pytest
 
 from vision.lab import bench, yolo_ref
@@ -16,6 +17,21 @@ def test_bench_vision_prints_its_figures(monkeypatch: pytest.MonkeyPatch, capsys
     out = capsys.readouterr().out
     assert "one core" in out and "all cores" in out and "640x640" in out and "1280x960" in out
     assert "peak memory" in out and "YOLOv8n-sized ONNX reference: not available" in out
+
+
+def test_the_reference_written_without_torch_is_the_yolov8n_graph() -> None:
+    # The bench times the reference on a fresh machine (no torch): the onnx builder's graph must be YOLOv8n's, its
+    # parameters as ultralytics counts them for 80 classes (3,157,200 less the DFL's 16 fixed bins).
+    import onnxruntime as ort
+
+    model, parameters = yolo_ref.build_onnx()
+    assert parameters == 3_157_184
+    kinds = [node.op_type for node in model.graph.node]
+    assert kinds.count("Conv") == 63 and kinds.count("MaxPool") == 3 and kinds.count("Resize") == 2
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    out = session.run(None, {"images": np.zeros((1, 3, 640, 640), np.float32)})[0]
+    assert out.shape == (1, 84, 8400)
+    assert np.isfinite(out).all()
 
 
 def test_the_reference_detector_is_yolov8n_sized() -> None:

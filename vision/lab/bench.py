@@ -151,7 +151,7 @@ def _yolo(repeat: int, cpu: int, all_cpus: set[int]) -> None:
 
     path = onnx_path()
     if path is None:
-        print("  YOLOv8n-sized ONNX reference: not available (needs torch once to export; `make train` installs it)")
+        print("  YOLOv8n-sized ONNX reference: not available (needs the onnx package of the dev extra, or torch)")
         return
     import onnxruntime as ort
 
