@@ -83,6 +83,8 @@ COIN_STEP_MM = 8.0
 COIN_BLOB_HIGH = 2.0
 #: The middle of a coin (mm radius) that :func:`_coins_in_place` looks at where the print puts each coin.
 COIN_CORE_MM = 1.5
+#: How far (CIELAB, as :func:`_distance` measures) a coin's middle lies from the background, at least, on average.
+COIN_IN_PLACE = 10.0
 #: Where a space's outline lies round a slot's middle (shares of the space's half side with its rim, Chebyshev).
 RIM_RING = (0.85, 1.05)
 #: Nominal print colours (BGR) of the seven backgrounds and of the spaces (the five dice colours, white = any).
@@ -422,14 +424,15 @@ def _coins(lab: np.ndarray, background: np.ndarray) -> int:
             continue
         if 0.6 * d <= h <= COIN_BLOB_HIGH * d and 0.6 * d <= w and 4 * k <= centroids[i][1] <= 14 * k:
             coins += max(1, round((w - d) / (COIN_STEP_MM * k)) + 1)
-    return max(coins, _coins_in_place(mask))
+    return max(coins, _coins_in_place(lab, background))
 
 
-def _coins_in_place(mask: np.ndarray) -> int:
+def _coins_in_place(lab: np.ndarray, background: np.ndarray) -> int:
     """The coins counted where the print puts them (:func:`coin_centre`): the first places in the row whose middle
-    (a disc of :data:`COIN_CORE_MM`) is mostly unlike the background. A blob count misses coins that blur merges
-    with the card's dark edge (indigo, purple), or that show only their gold middle (gold on orange): seeds 4405,
-    4409, 4804, 4904 read no coins at their deals."""
+    (a disc of :data:`COIN_CORE_MM`) is, on average, unlike the background by :data:`COIN_IN_PLACE`. A blob count
+    misses coins that blur merges with the card's dark edge (indigo, purple), or that show only their gold middle
+    (gold on orange, which differs by 12-20): seeds 4405, 4409, 4804, 4904, 5001 read too few coins at their deals.
+    The disc's mean colour, not its pixels one by one: a plain background stays within a few levels of itself."""
     k = CARD_PX_PER_MM
     r = COIN_CORE_MM * k
     yy, xx = np.mgrid[-math.ceil(r):math.ceil(r) + 1, -math.ceil(r):math.ceil(r) + 1]
@@ -437,8 +440,11 @@ def _coins_in_place(mask: np.ndarray) -> int:
     coins = 0
     for index in range(4):
         cx, cy = (round(v * k) for v in coin_centre(index))
-        patch = mask[cy + yy.min():cy + yy.max() + 1, cx + xx.min():cx + xx.max() + 1]
-        if patch.shape != disc.shape or float(patch[disc].mean()) <= 0.5:
+        patch = lab[cy + yy.min():cy + yy.max() + 1, cx + xx.min():cx + xx.max() + 1]
+        if patch.shape[:2] != disc.shape:
+            break
+        mean = patch[disc].reshape(-1, 3).mean(axis=0)
+        if float(_distance(mean[None, :], background)[0]) <= COIN_IN_PLACE:
             break
         coins += 1
     return coins
