@@ -458,6 +458,9 @@ class PyradiceTable(TableAdapter):
         twin = None if confirmed else self._twin_in_doubt(state, actions)
         if twin is not None:
             return Explained(problems=(*doubts, twin))
+        unfitted = None if confirmed else self._placed_on_no_lattice(state, actions, seen)
+        if unfitted is not None:
+            return Explained(problems=(*doubts, unfitted))
         moves = [a for a in actions if not isinstance(a, Reveal)]
         if not confirmed and moves and isinstance(moves[-1], (Take, UseReserve)) and not _take_seen(moves[-1], seen):
             # The die is only in hand, and only readings in doubt say so (from above a die gone leaves a lower die's
@@ -532,6 +535,21 @@ class PyradiceTable(TableAdapter):
             return None
         return (f"the die taken ({die}) may have come from quarry {position_text(take.position)} or "
                 f"{position_text(twins[0])} (read in doubt), the other moved by the skill: correct it or press CONFIRM")
+
+    def _placed_on_no_lattice(self, state: PyradiceState, actions: Sequence[Any], seen: Observation) -> str | None:
+        """A placement found only in a slot read in doubt, on a board whose lattice is fitted on no die read sure
+        (an empty board's slots come from the printed outline alone, which can put them a cell off: measured once
+        on seed 6404, Anna's first die at 1,2 read at 1,1 in doubt and taken as placed there, the rest of the game
+        lost): asked, in words; None otherwise."""
+        place = next((a for a in actions if isinstance(a, Place)), None)
+        if place is None or place.slot not in seen.unsure_slots or self._reading is None:
+            return None
+        board = self._reading.board(state.turn + 1)
+        lattice = getattr(board, "lattice", None) if board is not None else None
+        if lattice is None or getattr(lattice, "dice", 1) > 0:
+            return None
+        return (f"{state.mover.name}'s die may lie at {_slot_words(place.slot)}, read in doubt on a board whose slots "
+                "are not fitted on any die yet: correct it or press CONFIRM")
 
     def _doubts_agree_on_take(self, state: PyradiceState, seen: Observation) -> Observation | None:
         """Two readings in doubt that agree on which die was taken, each from its own place: the die placed read
