@@ -452,8 +452,8 @@ def test_a_colour_in_doubt_is_the_colour_of_the_board_dice_whose_body_it_has() -
     """A die read with its face sure and only its colour in doubt, on a board where bodies of the game's dice were
     measured: the one colour whose measured bodies lie within BOARD_BODY_NEAR of its own, none of another within
     BOARD_BODY_FAR (a swap, A5, moves a die whose body was measured at its old slot; a white the teaching missed
-    read "colour unclear" in every picture). A body between two colours, near another colour, or a face in doubt
-    stays in doubt. Stub reader, no models."""
+    read "colour unclear" in every picture), when it is the reader's own nearest colour. A body between two colours,
+    near another colour, another nearest colour, or a face in doubt stays in doubt. Stub reader, no models."""
     from device.tables.pyradice import COLOUR_UNCLEAR, reading_from_truth
     from vision.pyradice_read import DieRead
 
@@ -475,10 +475,10 @@ def test_a_colour_in_doubt_is_the_colour_of_the_board_dice_whose_body_it_has() -
     watch.read(None, _Reg(), replace(state))  # the game agreed with that table: both bodies measured
     assert watch.labs[("slot", seat, white_at)] == (90.0, 0.0, 1.0)
 
-    def seen(lab: tuple[float, float, float], face: str = COLOUR_UNCLEAR) -> Any:
+    def seen(lab: tuple[float, float, float], face: str = COLOUR_UNCLEAR, nearest: str = "white") -> Any:
         stub.reading = _with_slot(base, seat, open_slot, occupied=True, occupancy=1.0, unsure=True,
                                   reason=COLOUR_UNCLEAR if face == COLOUR_UNCLEAR else face,
-                                  die=DieRead(5, "gray", 1.0, 0.1, lab, True, face))
+                                  die=DieRead(5, nearest, 1.0, 0.1, lab, True, face))
         stub.changed = {("slot", seat, open_slot)}
         board = watch.read(None, _Reg(), replace(state)).board(seat)
         assert board is not None
@@ -487,6 +487,7 @@ def test_a_colour_in_doubt_is_the_colour_of_the_board_dice_whose_body_it_has() -
     near_white = seen((93.0, 1.0, 3.0))
     assert not near_white.unsure and near_white.die is not None and near_white.die.die == Die(5, "white")
     assert seen((74.0, 0.0, 1.0)).unsure  # between the two: neither within BOARD_BODY_NEAR
+    assert seen((93.0, 1.0, 3.0), nearest="gray").unsure  # the reader's own nearest colour is never overruled
     assert seen((93.0, 1.0, 3.0), face="low confidence").unsure  # a face in doubt: never settled
     # A gray body measured within BOARD_BODY_FAR of the white one: the board's two colours too close to tell apart.
     watch.labs[("slot", seat, gray_at)] = (70.0, 0.0, 1.0)

@@ -823,7 +823,9 @@ COLOUR_KEPT = 16.0
 #: Measured on three 2-player tuning replays (5701, 5911, 6001; 211 reads of a die whose colour alone was in doubt,
 #: each against the bodies then measured on its board): the nearest body of its own colour 5.8 away at the median,
 #: 12.0 at the 90th percentile; of another colour 14.8 at the least, 28.0 at the 10th percentile. With 8 and 24,
-#: 132 of the 211 reads settle, none wrongly (12 and 24: 163; 16 and 24: 3 wrong).
+#: 132 of the 211 reads settle, none wrongly (12 and 24: 163; 16 and 24: 3 wrong); with the reader's nearest colour
+#: required to be that colour, 129. On 4-player tuning 5803 one settle of 22 was wrong without that requirement,
+#: none with it.
 BOARD_BODY_NEAR = 8.0
 BOARD_BODY_FAR = 24.0
 LEARNED_SAMPLES = 9
@@ -955,7 +957,8 @@ class ChangeWatch:
     def _board_colour(self, key: tuple[Any, ...], item: Any) -> Die | None:
         """A die on a board read with its face sure and only its colour in doubt, whose body is within
         BOARD_BODY_NEAR of the body measured on a game's die of one colour on the same board, and farther than
-        BOARD_BODY_FAR from every body measured there on a die of another colour: that colour, sure (the dice of
+        BOARD_BODY_FAR from every body measured there on a die of another colour, and that colour the reader's own
+        nearest: that colour, sure (the dice of
         one board lie in one light; a swap, A5, moves a die whose body was measured at its old slot). None when
         no such colour: the doubt stays. The palette's own learning (rule 4) made a silent misread on a reserve
         spot, where no die of the board had been measured; this is the board's own measure only."""
@@ -975,7 +978,9 @@ class ChangeWatch:
         if len(near) != 1:
             return None
         colour = next(iter(near))
-        if any(d <= BOARD_BODY_FAR for c, d in least.items() if c != colour):
+        if colour != die.colour or any(d <= BOARD_BODY_FAR for c, d in least.items() if c != colour):
+            # Only the reader's own nearest colour is confirmed so, never overruled: tuning 5803 (4 players) had a
+            # maroon 4 read nearest maroon 2.9 from a body measured on an orange die of its board.
             return None
         return Die(die.value, colour)
 
