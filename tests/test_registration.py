@@ -267,6 +267,9 @@ def test_calibration_report_names_what_is_missing_and_warns_about_resolution() -
     report = calibration_report(locate(small.image, "pyradice", 2, MarkerFinder(thorough=True)), "pyradice", 2)
     assert all(s["located"] for s in report["sheets"])
     assert not report["ready"] and any("px across, the readers need 16" in a for a in report["advice"])
+    # The size is said to a tenth, as measured: a die of 15.6 px must not read "16 px, the readers need 16".
+    sizes = [float(a.split(" is ")[1].split(" px")[0]) for a in report["advice"] if "px across" in a]
+    assert sizes and sizes == [s["smallest_piece_px"] for s in report["sheets"] if s["smallest_piece_px"] < 16]
 
 
 def test_annotate_draws_on_a_copy() -> None:

@@ -714,7 +714,8 @@ def calibration_report(reg: Registration, game: str | None = None, players: int 
         if fit.missing:
             advice.append(entry["message"] + ": clear what covers the others")
         if piece_px < MIN_PIECE_PX:
-            advice.append(f"{_whose(mat)} mat: a {piece} is {piece_px:.0f} px across, the readers need "
+            # One decimal: 15.6 px rounded to "16" read as enough against the floor of 16.
+            advice.append(f"{_whose(mat)} mat: a {piece} is {piece_px:.1f} px across, the readers need "
                           f"{MIN_PIECE_PX:.0f}: move the camera down or use a higher resolution")
         for v in views:
             if v.inside < INSIDE_MIN:
