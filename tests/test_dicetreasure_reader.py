@@ -326,3 +326,57 @@ def test_a_space_printed_in_its_cards_own_colour_is_found_by_its_outline(players
     assert {s.pos for s in reading.spaces} == {s.pos for s in card.spaces}
     named = identify(reading, DECK)
     assert named.card == truth.card and named.confidence >= SURE
+
+
+def _dice_of(table: TableReading) -> list[Any]:
+    """What the adapter takes of a table's cards: each spot's card, its way up and the dice read on it."""
+    return [((c.reading.zone, c.reading.spot), c.identity.card, c.identity.confidence >= SURE, c.identity.upside_down,
+             [(d.die, d.unsure, d.why) for d in c.dice]) for c in table.cards]
+
+
+def test_a_card_whose_picture_changed_on_its_spaces_only_is_not_read_again_whole_and_reads_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After one die placed on a known card only that card's dice are read again (its layout, way up and identity
+    carried), reading what the whole read reads; a change off the card's spaces (a mark over its coins) reads the
+    spot whole. (The bench's scene, seed 9101: two dice placed in turn on a 2-player table.)"""
+    import cv2
+    import numpy as np
+
+    import vision.dicetreasure_read as dtr
+    from vision.lab.bench_dicetreasure import scenes_and_cards
+
+    first, second, dealt = scenes_and_cards()
+    regs = locate(first, "dicetreasure", 2), locate(second, "dicetreasure", 2)
+    whole: list[tuple[str, int]] = []
+    real_read_card = dtr.read_card
+
+    def counted(frame: Any, fit: Any, zone: Any, spot: int, colours: Any = None) -> Any:
+        whole.append((zone.key, spot))
+        return real_read_card(frame, fit, zone, spot, colours)
+
+    monkeypatch.setattr(dtr, "read_card", counted)
+
+    def after(frame: Any, carry: bool) -> tuple[list[Any], list[tuple[str, int]], DiceTreasureReader]:
+        reader = DiceTreasureReader(DECK)
+        reader.read(first, regs[0], among=dealt)
+        if not carry:
+            getattr(reader, "_images", {}).clear()  # nothing to carry: every changed spot read whole, as before
+        whole.clear()
+        return _dice_of(reader.read(frame, regs[1], among=dealt)), list(whole), reader
+
+    carried, read_whole, reader = after(second, True)
+    expected, read_before, _ = after(second, False)
+    assert len(read_before) == 1 and read_whole == []  # the one changed spot, read whole only without the carry
+    assert carried == expected
+    changed = read_before[0]
+    placed = next(c for c in carried if c[0] == changed)
+    assert any(die is not None for die, _, _ in placed[4])  # the die placed is read there
+
+    # A mark over the changed card's coins (off its spaces): that spot is read whole again.
+    image = reader._images[changed]
+    k = dtr.CARD_PX_PER_MM
+    coin = cv2.perspectiveTransform(np.array([[dtr.coin_centre(0)]], np.float64) * k, image.card_to_frame)[0][0]
+    marked = second.copy()
+    cv2.circle(marked, (round(coin[0]), round(coin[1])), 5, (20, 20, 20), -1)
+    _, read_marked, _ = after(marked, True)
+    assert read_marked == [changed]

@@ -135,6 +135,12 @@ SURE = 0.8
 #: GLANCE_CHANGE grey levels since they were read (the reader's reuse of unchanged readings).
 GLANCE_PX_PER_MM = 2.0
 GLANCE_CHANGE = 35.0
+#: A changed glance pixel within this (mm) of a space's centre is that space's picture: a 16 mm die laid on it
+#: turned reaches 11.3 mm from its own centre, laid off the space's centre by a few mm more (bench seed 9101: a die
+#: placed changed pixels up to 15 mm from its space's centre). On a card known on its spot whose picture changed on
+#: its spaces only, the card (identity, layout, way up) is carried and only its dice are read again; a pixel changed
+#: farther from every space (the card moved: its coins and edges; a hand; a card laid over it) reads the spot whole.
+SPACE_REACH_MM = 16.0
 #: A die on a plain coloured space is told from the print by its pips, looked for on the space smoothed over this
 #: much (mm: about a pip's radius): pixels whose lightness (CIELAB L, 0..100) differs from the space's median by more
 #: than :data:`PIP_LIGHTNESS`, or whose colour differs by more than 14. On tuning seeds 4901 (noise 6 and 9, blur 1.2
@@ -305,6 +311,11 @@ class _Card:
     #: The background and the layout of spaces (:func:`find_spaces`) found on ``lab`` while deciding which way up it
     #: lies, kept so :func:`read_card` need not find them again (None: not found on this very image).
     found: _Found | None = None
+    #: How it was cut from the frame (:func:`_find_card`): frame -> region px, the fitted card -> region px before any
+    #: half turn, and whether it was turned: what :func:`_recut` needs to cut the same card from a later frame.
+    to_region: np.ndarray | None = None
+    card_to_region: np.ndarray | None = None
+    flipped: bool = False
 
 
 def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
@@ -320,6 +331,85 @@ def _grow(r: Rect, mm: float) -> Rect:
 
 def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None, tuple[float, float], bool, str]:
     """The card on ``spot`` rectified upright, its measured size (mm), whether it was upside down, and why not."""
+    fitted, size_mm, why = _fit_card(frame, fit, spot)
+    if fitted is None:
+        return None, size_mm, False, why
+    img, to_region, card_to_region, out_size = fitted
+    upright = cv2.warpPerspective(img, card_to_region, out_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    upright_lab = _lab_image(upright)
+    flip, orientation, up = _upside_down(upright_lab)
+    card, against_mat = _upright(upright, upright_lab, to_region, card_to_region, flip, orientation)
+    # The layout found on this very image (not when found on the other way round).
+    return replace(card, found=None if flip else up), size_mm, against_mat, ""
+
+
+#: The fit of a card on its spot (:func:`_fit_card`): the white-balanced region, frame -> region px, the fitted
+#: upright card -> region px (its half turn arbitrary), and the upright image's size.
+_Fit = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]
+
+
+def _fit_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Fit | None, tuple[float, float], str]:
+    """The card on ``spot`` fitted by its outline on the spot's region (:func:`_cut_region`), its measured size (mm),
+    and why there is none."""
+    k = CARD_PX_PER_MM
+    to_region = spot_transform(fit, _grow(spot, 5.0), k)
+    img, inner, bright = _cut_region(frame, fit, spot)
+    lab = _lab_image(img)
+    paper = np.median(lab[~inner & bright].reshape(-1, 3), axis=0)
+    mask = (_distance(lab, paper) > 25.0).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count <= 1:
+        return None, (0.0, 0.0), "no card"
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    card_area = CARD_MM[0] * CARD_MM[1] * k * k
+    if stats[best, cv2.CC_STAT_AREA] < 0.5 * card_area:
+        return None, (0.0, 0.0), "no card"
+    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
+    if w > h:
+        w, h, angle = h, w, angle + 90.0
+    size_mm = (w / k, h / k)
+    if abs(size_mm[0] / CARD_MM[0] - 1) > 0.12 or abs(size_mm[1] / CARD_MM[1] - 1) > 0.12:
+        return None, size_mm, (f"what lies on the spot is {size_mm[0]:.0f} x {size_mm[1]:.0f} mm, not a motif "
+                               f"card ({CARD_MM[0]:.0f} x {CARD_MM[1]:.0f} mm): a hand or something else?")
+    # Upright card px (at k, nominal size) -> region px: the fitted rectangle, scaled to the card's own size.
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    sx, sy = w / (CARD_MM[0] * k), h / (CARD_MM[1] * k)
+    m = rot @ np.diag([sx, sy])
+    t = np.array([cx, cy]) - m @ np.array([CARD_MM[0] * k / 2, CARD_MM[1] * k / 2])
+    card_to_region = np.vstack([np.column_stack([m, t]), [0, 0, 1]])
+    out_size = (round(CARD_MM[0] * k), round(CARD_MM[1] * k))
+    return (img, to_region, card_to_region, out_size), size_mm, ""
+
+
+def _turn(size: tuple[int, int]) -> np.ndarray:
+    """Upright card px -> the same card's px half a turn round (``size``: the image's width and height)."""
+    return np.array([[-1, 0, size[0] - 1], [0, -1, size[1] - 1], [0, 0, 1]], np.float64)
+
+
+def _upright(upright: np.ndarray, upright_lab: np.ndarray, to_region: np.ndarray, fitted: np.ndarray, flip: bool,
+             orientation: float) -> tuple[_Card, bool]:
+    """The card cut by ``fitted`` (``upright`` and its Lab), half a turn round when ``flip``; and whether it lies
+    upside down on the mat."""
+    card_to_region = fitted
+    if flip:
+        card_to_region = fitted @ _turn((upright.shape[1], upright.shape[0]))
+        upright = cv2.rotate(upright, cv2.ROTATE_180)
+        upright_lab = np.ascontiguousarray(upright_lab[::-1, ::-1])
+    card_to_frame = np.linalg.inv(to_region) @ card_to_region
+    # Upside down on the mat: the card's "down" (its y axis) points up the sheet. (The fitted rectangle's own
+    # orientation is arbitrary; only the coins and the layout say which way the card lies.)
+    against_mat = bool(card_to_region[1, 1] < 0)
+    return _Card(upright, upright_lab, card_to_frame, orientation, None, to_region, fitted, flip), against_mat
+
+
+def _cut_region(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The spot and 5 mm of paper round it rectified at :data:`CARD_PX_PER_MM` and white-balanced on that paper,
+    with the masks of the spot's inside and of the bright paper (:func:`_find_card`, :func:`_recut`)."""
     k = CARD_PX_PER_MM
     region = _grow(spot, 5.0)
     to_region = spot_transform(fit, region, k)
@@ -330,51 +420,65 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None
     inner = (xx > 3.5 * k) & (xx < size[0] - 3.5 * k) & (yy > 3.5 * k) & (yy < size[1] - 3.5 * k)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     bright = grey >= np.percentile(grey[~inner][::4], 40)  # >=: an overexposed paper is one flat level
-    img = white_balance(img, ~inner & bright)
-    lab = _lab_image(img)
-    paper = np.median(lab[~inner & bright].reshape(-1, 3), axis=0)
-    mask = (_distance(lab, paper) > 25.0).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    if count <= 1:
-        return None, (0.0, 0.0), False, "no card"
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    card_area = CARD_MM[0] * CARD_MM[1] * k * k
-    if stats[best, cv2.CC_STAT_AREA] < 0.5 * card_area:
-        return None, (0.0, 0.0), False, "no card"
-    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-    (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
-    if w > h:
-        w, h, angle = h, w, angle + 90.0
-    size_mm = (w / k, h / k)
-    if abs(size_mm[0] / CARD_MM[0] - 1) > 0.12 or abs(size_mm[1] / CARD_MM[1] - 1) > 0.12:
-        return None, size_mm, False, (f"what lies on the spot is {size_mm[0]:.0f} x {size_mm[1]:.0f} mm, not a motif "
-                                      f"card ({CARD_MM[0]:.0f} x {CARD_MM[1]:.0f} mm): a hand or something else?")
-    # Upright card px (at k, nominal size) -> region px: the fitted rectangle, scaled to the card's own size.
-    a = math.radians(angle)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    sx, sy = w / (CARD_MM[0] * k), h / (CARD_MM[1] * k)
-    m = rot @ np.diag([sx, sy])
-    t = np.array([cx, cy]) - m @ np.array([CARD_MM[0] * k / 2, CARD_MM[1] * k / 2])
-    card_to_region = np.vstack([np.column_stack([m, t]), [0, 0, 1]])
-    out_size = (round(CARD_MM[0] * k), round(CARD_MM[1] * k))
+    return white_balance(img, ~inner & bright), inner, bright
+
+
+def _recut(frame: np.ndarray, fit: MatFit, spot: Rect, last: _Card) -> _Card | None:
+    """The card of ``last`` cut from ``frame`` as :func:`_find_card` cuts it (the same region, white balance and
+    fit by its outline), the way up it lay in ``last`` kept instead of judged again (None: no card fits, or it lies
+    turned from where it was: read the spot whole). :meth:`DiceTreasureReader.read` uses this only where nothing
+    changed but the card's spaces."""
+    if last.to_region is None or last.card_to_region is None:
+        return None
+    fitted, _, _ = _fit_card(frame, fit, spot)
+    if fitted is None:
+        return None
+    img, to_region, card_to_region, out_size = fitted
+    # The fitted rectangle's half turn is arbitrary: the one nearer the way the card lay last time.
+    before = _card_to_region(last)
+    corners = np.array([[(0, 0), (out_size[0], out_size[1])]], np.float64)
+    at_last = cv2.perspectiveTransform(corners, before)[0]
+    gap = {flip: float(np.abs(cv2.perspectiveTransform(corners, card_to_region @ _turn(out_size) if flip
+                                                       else card_to_region)[0] - at_last).max())
+           for flip in (False, True)}
+    flip = gap[True] < gap[False]
+    if gap[flip] > 2.0 * CARD_PX_PER_MM:  # the card moved (more than 2 mm): not the card as it lay
+        return None
     upright = cv2.warpPerspective(img, card_to_region, out_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)
-    upright_lab = _lab_image(upright)
-    flip, orientation, up = _upside_down(upright_lab)
-    found: _Found | None = up
-    if flip:
-        found = None  # found on the other way round
-        turn = np.array([[-1, 0, out_size[0] - 1], [0, -1, out_size[1] - 1], [0, 0, 1]], np.float64)
-        card_to_region = card_to_region @ turn
-        upright = cv2.rotate(upright, cv2.ROTATE_180)
-        upright_lab = np.ascontiguousarray(upright_lab[::-1, ::-1])
-    card_to_frame = np.linalg.inv(to_region) @ card_to_region
-    # Upside down on the mat: the card's "down" (its y axis) points up the sheet. (The fitted rectangle's own
-    # orientation is arbitrary; only the coins and the layout say which way the card lies.)
-    against_mat = bool(card_to_region[1, 1] < 0)
-    return _Card(upright, upright_lab, card_to_frame, orientation, found), size_mm, against_mat, ""
+    card, _ = _upright(upright, _lab_image(upright), to_region, card_to_region, flip, last.orientation)
+    return card
+
+
+def _card_to_region(image: _Card) -> np.ndarray:
+    """Upright card px -> px of the region it was cut from (:func:`_cut_region`), the half turn included."""
+    assert image.card_to_region is not None
+    if not image.flipped:
+        return image.card_to_region
+    return image.card_to_region @ _turn((image.bgr.shape[1], image.bgr.shape[0]))
+
+
+def changed_spaces(card: MotifCard, image: _Card, changed: np.ndarray) -> set[int] | None:
+    """The spaces (0-based, the deck file's order) of ``card`` lying on ``image`` whose picture changed, from the
+    spot's glance pixels that changed (:meth:`DiceTreasureReader._glance`: the spot and 2 mm round it at
+    :data:`GLANCE_PX_PER_MM`); None when some pixel changed away from every space (within :data:`SPACE_REACH_MM`
+    of none), or the card's cut is not known: then the whole spot must be read."""
+    if image.card_to_region is None:
+        return None
+    ys, xs = np.nonzero(changed)
+    if not len(xs):
+        return set()
+    k = CARD_PX_PER_MM
+    centres = np.array([[space_centre(card, s.pos) for s in card.spaces]], np.float64) * k
+    region_px = cv2.perspectiveTransform(centres, _card_to_region(image))[0]
+    # Region px (the spot and 5 mm round it at k) -> glance px (the spot and 2 mm round it at GLANCE_PX_PER_MM).
+    at = (region_px / k - 3.0) * GLANCE_PX_PER_MM
+    pixels = np.column_stack([xs, ys]).astype(np.float64) + 0.5
+    dist = np.linalg.norm(pixels[:, None, :] - at[None, :, :], axis=2) / GLANCE_PX_PER_MM
+    near = dist <= SPACE_REACH_MM
+    if not near.any(axis=1).all():
+        return None
+    return {int(i) for i in np.nonzero(near.any(axis=0))[0]}
 
 
 def _background(lab: np.ndarray) -> np.ndarray:
@@ -624,7 +728,8 @@ def turned(reading: CardReading, image: _Card) -> tuple[CardReading, _Card]:
     h, w = image.bgr.shape[:2]
     turn = np.array([[-1, 0, w - 1], [0, -1, h - 1], [0, 0, 1]], np.float64)
     flipped = _Card(cv2.rotate(image.bgr, cv2.ROTATE_180), np.ascontiguousarray(image.lab[::-1, ::-1]),
-                    image.card_to_frame @ turn, image.orientation)
+                    image.card_to_frame @ turn, image.orientation, None, image.to_region, image.card_to_region,
+                    not image.flipped)
     corners = reading.corners_px[2:] + reading.corners_px[:2]
     again = replace(reading, coins=reading.coins_other_end, coins_other_end=reading.coins, spaces=spaces,
                     upside_down=not reading.upside_down, corners_px=corners)
@@ -1065,12 +1170,15 @@ class DiceTreasureReader:
         #: Card spot -> the card last identified there (sure or not), its background read and which way up it
         #: lay: what :meth:`settle` keeps when the caller learns that the card is that one.
         self._identified: dict[tuple[str, int], tuple[str, str, bool]] = {}
+        #: Card spot -> the upright image of the card last identified surely there (its cut: :func:`_recut`).
+        self._images: dict[tuple[str, int], _Card] = {}
 
     def forget(self) -> None:
         """Forget which card lies on which spot (a new round: new cards are dealt)."""
         self.known.clear()
         self._glances.clear()
         self._identified.clear()
+        self._images.clear()
 
     def settle(self, key: tuple[str, int], card_id: str) -> bool:
         """The caller knows that the card last identified in doubt on spot ``key`` is ``card_id`` (the players
@@ -1134,6 +1242,12 @@ class DiceTreasureReader:
                         if last_card is not None:
                             reused[(zone.key, spot)] = last_card
                         continue
+                    again = self._spaces_again((zone.key, spot), frame, view.fit, rect, glances[(zone.key, spot)],
+                                               among is not None, wanted, per_zone)
+                    if again is not None:
+                        problems.extend(again[0])
+                        reused[(zone.key, spot)] = again[1]
+                        continue
                     if _paper_only(glances[(zone.key, spot)]):
                         # Nothing but paper on the spot: no card to look for (the middle is empty most of a game).
                         self._glances[(zone.key, spot)] = (glances[(zone.key, spot)], ([], None))
@@ -1175,11 +1289,48 @@ class DiceTreasureReader:
             # identified doubtfully is read again: what the game knows (``among``) may settle it next time.
             if identity.confidence >= SURE:
                 self._glances[key] = (glances[key], (spot_problems, cards[-1]))
+                self._images[key] = image
             else:
                 self._glances.pop(key, None)
+                self._images.pop(key, None)
         self.recognizer.detector = self.detector
         cards.sort(key=lambda c: (c.reading.zone, c.reading.spot))
         return TableReading(tuple(cards), loose_dice, tuple(problems))
+
+    def _spaces_again(self, key: tuple[str, int], frame: np.ndarray, fit: MatFit, rect: Rect, glance: np.ndarray,
+                      among: bool, wanted: AbstractSet[str] | None,
+                      per_zone: Mapping[str, frozenset[str]] | None) -> tuple[list[str], CardOnTable] | None:
+        """A changed spot whose picture changed on its card's spaces only: the card carried, its dice read again
+        (None: read the spot whole). Only where the card read there last is the one the spot keeps (:attr:`known`,
+        among the cards the caller names, as :meth:`_assign` would keep it: sure, whatever dice now hide its print)
+        and every pixel that changed lies on its spaces (:func:`changed_spaces`): the card's reading, identity and
+        problems are carried, and its dice read (:func:`read_space_dice`) on the card cut as the whole read cuts
+        it, the way up it lay kept (:func:`_recut`)."""
+        entry, image, known = self._glances.get(key), self._images.get(key), self.known.get(key)
+        if not (self.reuse and among) or entry is None or image is None or known is None:
+            return None
+        last_glance, (last_problems, last_card) = entry
+        if last_card is None or last_card.identity.card != known[0] or last_glance.shape != glance.shape:
+            return None
+        allowed = per_zone.get(key[0]) if per_zone is not None else None
+        if (wanted is not None and known[0] not in wanted) or (allowed is not None and known[0] not in allowed):
+            return None
+        card = self.deck.card(known[0])
+        hit = changed_spaces(card, image, np.abs(glance - last_glance).max(axis=2) > GLANCE_CHANGE)
+        cut = _recut(frame, fit, rect, image) if hit else None
+        if cut is None:
+            return None
+        # Every die on the card is read again, not only the changed spaces': the die reader reads a card's dice as
+        # one batch and its pip check of a die depends on the others read with it (tuning recording 5003: reading
+        # the changed spaces alone made 2 of 53 dice readings differ from the whole read's). The face model on a
+        # card's few dice is cheap; what is skipped is finding the card's layout, way up and identity again.
+        dice = read_space_dice(frame, card, last_card.reading, cut, self.recognizer)
+        # What _assign gives a known card: sure, no runner-up (its match score is carried: nothing acts on it).
+        identity = replace(last_card.identity, confidence=1.0, runner_up=None)
+        now = CardOnTable(last_card.reading, identity, dice)
+        self._glances[key] = (glance, (last_problems, now))
+        self._images[key] = cut
+        return list(last_problems), now
 
     def _assign(self, seen: Sequence[tuple[tuple[str, int], Zone, CardReading, _Card | None]],
                 deck_cards: Sequence[MotifCard], among: bool = False,
