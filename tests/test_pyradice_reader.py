@@ -608,3 +608,52 @@ def test_a_die_read_in_doubt_on_a_board_fitted_on_no_die_does_not_say_where_it_w
     unfitted = table.explain(before, table.observe([seen(0)], moved=True))
     assert unfitted.problems and "not fitted on any die" in unfitted.problems[-1]
     assert place not in unfitted.actions
+
+
+def test_the_die_in_hand_read_in_doubt_in_its_slot_is_asked_in_words_of_its_own() -> None:
+    """The take is known (seen, or answered by the players) and the die in hand would lie in a slot read in doubt
+    ("cannot tell whether a die is there"): that is asked, never waited for in silence, and in words naming the
+    die and the slot, not the take's question again (tuning 5802, 3 players: Cleo's apex, the game's last
+    placement, read so after the players answered the take; the same question read as no news, the game never
+    ended)."""
+    game = find_game("pyradice")
+    before = seeded_state(47, 2, 8)
+    seat = before.turn + 1
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+    place = game.legal_actions(taken)[0]
+
+    def read(quarry_doubt: bool) -> PyradiceReading:
+        reading = _reading_of(taken)  # the die not yet read in its slot
+        mover = reading.boards[seat - 1]
+        mover = replace(mover, slots=tuple(
+            replace(s, occupied=False, occupancy=0.5, die=None, unsure=True,
+                    reason="cannot tell whether a die is there") if s.slot == place.slot else s for s in mover.slots))
+        positions = tuple(replace(p, state=PRESENT, unsure=True, reason="looks empty", die=_die(1, "white", True))
+                          if quarry_doubt and p.position == take.position else p for p in reading.quarry.positions)
+        return replace(reading, boards=tuple(mover if b.seat == seat else b for b in reading.boards),
+                       quarry=QuarryReading(positions))
+
+    # Only the slot in doubt: the die in hand may lie there, asked.
+    table = adapter_for(game)
+    alone = table.explain(taken, table.observe([read(False)], moved=True))
+    assert alone.actions == () and any("the die taken" in p and "may lie at" in p for p in alone.problems)
+    # With the die taken read in doubt too: asked about at the take, then (the take answered) in other words.
+    table = adapter_for(game)
+    seen = table.observe([read(True)], moved=True)
+    at_take = table.explain(before, seen)
+    assert at_take.problems and not at_take.actions
+    after_answer = table.explain(taken, seen)
+    assert after_answer.actions == () and after_answer.problems != at_take.problems
+    assert any(f"may lie at level {place.slot[0]}, slot {place.slot[1] + 1}" in p for p in after_answer.problems)
+    # A slot the die in hand cannot go to, read empty in doubt, is no news while the die is in hand.
+    table = adapter_for(game)
+    closed = next(s for s in SLOTS if s not in taken.mover.pyramid and s not in game.legal_slots(taken))
+    reading = _reading_of(taken)
+    mover = reading.boards[seat - 1]
+    mover = replace(mover, slots=tuple(
+        replace(s, occupancy=0.5, unsure=True, reason="cannot tell whether a die is there") if s.slot == closed else s
+        for s in mover.slots))
+    quiet = table.explain(taken, table.observe(
+        [replace(reading, boards=tuple(mover if b.seat == seat else b for b in reading.boards))], moved=True))
+    assert quiet.actions == () and quiet.problems == ()

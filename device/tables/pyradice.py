@@ -126,6 +126,8 @@ class PyradiceTable(TableAdapter):
         self._watch: ChangeWatch | None = None
         #: The last explanation was a die only in hand on readings in doubt: nothing taken, nothing asked.
         self._waiting = False
+        #: The last explanation asked where the die in hand may lie, read in doubt (a question of its own).
+        self._slot_asked = False
         #: The table as seen when the skill step began, and whether it was seen to move since (a hand changed
         #: dice at the skill step): a CONFIRM with no skill seen is then no "no skill".
         self._before_skill: Any = None
@@ -399,11 +401,13 @@ class PyradiceTable(TableAdapter):
             # Nothing changed that was read sure. A doubtful reading that differs from the game may be the
             # change: asked; doubtful readings that agree with the game are no news.
             if doubts and _doubt_differs(state, seen.reading, observation):
-                self._waiting = False
+                self._waiting = self._slot_asked = False
                 tried = self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
                 if self._waiting:  # only a take in doubt would explain it: the placement will say
                     return Explained(waiting=IN_HAND_WAIT)
-                return tried if tried.actions else Explained(problems=tuple(doubts))
+                # Where the die in hand may lie is asked in words of its own: the same words as before the players
+                # answered the take would read as the same question again, and the players' answer would stop.
+                return tried if tried.actions or self._slot_asked else Explained(problems=tuple(doubts))
             return Explained()
         return self._explain(state, observation, confirmed=seen.confirmed, doubts=doubts)
 
@@ -452,6 +456,7 @@ class PyradiceTable(TableAdapter):
                 if maybe:
                     if actions:
                         return Explained(problems=tuple(doubts))
+                    self._slot_asked = True
                     return Explained(problems=tuple(
                         f"the die taken ({held.hand}) may lie at {_slot_words(slot)}, read in doubt: correct it "
                         "or press CONFIRM" for slot in maybe))
@@ -473,6 +478,16 @@ class PyradiceTable(TableAdapter):
         if not confirmed and seen.unsure_slots and not _as_read_agrees(self.game, state, actions, seen):
             # A doubtful slot reads otherwise than the turn found: something else may have happened there (a
             # skill on that die, with another die misread): asked, not guessed.
+            place = next((a for a in actions if isinstance(a, Place)), None)
+            if state.phase is Phase.PLACE and state.hand is not None and place is not None \
+                    and place.slot in seen.unsure_slots:
+                # The die in hand (the take known, answered perhaps) would lie in a slot read in doubt: asked in
+                # words naming it, news after the take's answer (in the take's own words the replay's players took
+                # it for the same question again and stopped: tuning 5802, Cleo's apex read "cannot tell").
+                self._slot_asked = True
+                asked = (f"the die taken ({state.hand}) may lie at {_slot_words(place.slot)}, read in doubt: correct "
+                         "it or press CONFIRM")
+                return Explained(problems=(*doubts, asked))
             return Explained(problems=tuple(doubts) or ("a doubtful reading does not fit the turn seen",))
         if found.inferred and not confirmed:
             cut = next(i for i, a in enumerate(actions) if isinstance(a, Skill))
@@ -1399,10 +1414,15 @@ def _doubt_differs(state: PyradiceState, reading: Any, seen: Observation) -> boo
     board = reading.board(state.turn + 1)
     mine = state.mover.pyramid
     skill_step = state.phase is Phase.SKILL
+    # The die taken is in hand: a slot it may go to, read in doubt, may hold it already. Left to a later still
+    # table, a placement read in doubt waits for ever when the table does not change again (tuning 5802, 3
+    # players: Cleo's apex, the game's last placement, read "cannot tell whether a die is there" after the take
+    # was answered; the game never ended).
+    open_slots = set(pyr.legal_slots(mine)) if state.phase is Phase.PLACE and state.hand is not None else set()
     if board is not None:
         for s in board.slots:
             if s.slot in seen.unsure_slots:
-                if s.reason == PICTURE_CHANGED or (skill_step and s.reason == SWAPPED):
+                if s.reason == PICTURE_CHANGED or (skill_step and s.reason == SWAPPED) or s.slot in open_slots:
                     return True
                 # Between turns only a die read where the game has none, or another die than it has, can be news:
                 # dice never leave a pyramid, so a slot read empty in doubt where the game has a die is a misread.
