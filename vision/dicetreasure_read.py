@@ -1230,6 +1230,7 @@ class DiceTreasureReader:
         loose_dice: dict[str, tuple[LooseDie, ...]] = {}
         seen: list[tuple[tuple[str, int], Zone, CardReading, _Card | None]] = []
         reused: dict[tuple[str, int], CardOnTable] = {}
+        carried: set[tuple[str, int]] = set()  # spots read again keeping their card (_spaces_again)
         glances: dict[Any, np.ndarray] = {}
         for view in registration.zones:
             zone = view.zone
@@ -1247,6 +1248,7 @@ class DiceTreasureReader:
                     if again is not None:
                         problems.extend(again[0])
                         reused[(zone.key, spot)] = again[1]
+                        carried.add((zone.key, spot))
                         continue
                     if _paper_only(glances[(zone.key, spot)]):
                         # Nothing but paper on the spot: no card to look for (the middle is empty most of a game).
@@ -1271,7 +1273,7 @@ class DiceTreasureReader:
         for card in cards:
             if card.identity.card is not None:
                 deck_cards = tuple(c for c in deck_cards if c.id != card.identity.card)
-        identities = self._assign(seen, deck_cards, wanted is not None, per_zone)
+        identities = self._assign(seen, deck_cards, wanted is not None, per_zone, len(carried))
         for (key, zone, reading, image), identity in zip(seen, identities, strict=True):
             assert image is not None
             if identity.upside_down != reading.upside_down:
@@ -1334,10 +1336,12 @@ class DiceTreasureReader:
 
     def _assign(self, seen: Sequence[tuple[tuple[str, int], Zone, CardReading, _Card | None]],
                 deck_cards: Sequence[MotifCard], among: bool = False,
-                per_zone: Mapping[str, frozenset[str]] | None = None) -> list[Identification]:
+                per_zone: Mapping[str, frozenset[str]] | None = None, carried: int = 0) -> list[Identification]:
         """Which deck card lies on each spot seen: each card on one spot at most, best matches first (either
         way round), and a spot that showed a card clearly before keeps it while its background agrees; a spot
-        of a zone ``per_zone`` names is matched only against that zone's cards."""
+        of a zone ``per_zone`` names is matched only against that zone's cards. ``carried``: how many spots read
+        again this frame kept their known card without being seen here (:meth:`_spaces_again`): each counts as a
+        spot seen keeping it, sure, as it would have been."""
         out: list[Identification | None] = [None] * len(seen)
         taken: set[str] = set()
         options: list[tuple[float, int, bool, str]] = []
@@ -1442,7 +1446,7 @@ class DiceTreasureReader:
         for n, before in by_elimination.items():
             others = [i for m, i in enumerate(out) if m != n]
             if not all(i is not None and i.confidence >= SURE and m not in by_elimination
-                       for m, i in enumerate(out) if m != n) or not others:
+                       for m, i in enumerate(out) if m != n) or not (others or carried):
                 identity = out[n]
                 assert identity is not None
                 out[n] = replace(identity, confidence=before)
