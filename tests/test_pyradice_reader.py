@@ -20,6 +20,7 @@ from device.tables.pyradice import EMPTY_UNDER_BELIEF, SWAPPED, TableSeen
 from engine.dice import Die
 from engine.game import find_game
 from engine.pyradice.pyramid import SLOTS
+from engine.pyradice.state import PyradiceState
 from vision.lab.mat_render import random_view
 from vision.lab.pyradice_measure import score_frame
 from vision.lab.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
@@ -292,6 +293,18 @@ def test_a_die_only_in_hand_on_readings_in_doubt_is_not_taken() -> None:
     assert again.actions[:2] == (take, place)
 
 
+def _placed_in_doubt() -> tuple[PyradiceState, Any, Any, Any, PyradiceReading]:
+    """A 2-player game's take and placement, the table read after them with the placed die's slot in doubt: the
+    state before the take, the take, the placement, another legal slot, and the reading."""
+    game = find_game("pyradice")
+    before = seeded_state(46, 2, 8)
+    take = next(a for a in game.legal_actions(before) if a.kind == "take")
+    taken = game.apply(before, take)
+    place, other = game.legal_actions(taken)[:2]
+    after = game.apply(taken, place)
+    return before, take, place, other, _reading_of(after, unsure_slot=place.slot, seat_of_doubt=before.turn + 1)
+
+
 def test_readings_in_doubt_say_where_the_die_went_once_the_quarry_says_which() -> None:
     """The quarry (read sure) says which die was taken; the slot it went to reads in doubt as that die and another
     legal slot in doubt as empty: the turn is taken without asking (in tuning replays of 3 and 4 players most
@@ -299,13 +312,8 @@ def test_readings_in_doubt_say_where_the_die_went_once_the_quarry_says_which() -
     die it was would be asked."""
     game = find_game("pyradice")
     table = adapter_for(game)
-    before = seeded_state(46, 2, 8)
-    take = next(a for a in game.legal_actions(before) if a.kind == "take")
-    taken = game.apply(before, take)
-    place, other = game.legal_actions(taken)[:2]
-    after = game.apply(taken, place)
+    before, take, place, other, reading = _placed_in_doubt()
     seat = before.turn + 1
-    reading = _reading_of(after, unsure_slot=place.slot, seat_of_doubt=seat)
     board = reading.boards[seat - 1]
     board = replace(board, slots=tuple(replace(s, unsure=True, reason="cannot tell") if s.slot == other.slot else s
                                        for s in board.slots))
@@ -587,13 +595,8 @@ def test_a_die_read_in_doubt_on_a_board_fitted_on_no_die_does_not_say_where_it_w
     which can put the slots a cell off: measured once on 6404, the first die taken as placed beside its slot) it
     is asked."""
     game = find_game("pyradice")
-    before = seeded_state(46, 2, 8)
-    take = next(a for a in game.legal_actions(before) if a.kind == "take")
-    taken = game.apply(before, take)
-    place, other = game.legal_actions(taken)[:2]
-    after = game.apply(taken, place)
+    before, take, place, other, reading = _placed_in_doubt()
     seat = before.turn + 1
-    reading = _reading_of(after, unsure_slot=place.slot, seat_of_doubt=seat)
 
     def seen(dice: int) -> PyradiceReading:
         board = reading.boards[seat - 1]

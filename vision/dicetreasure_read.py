@@ -726,9 +726,8 @@ def turned(reading: CardReading, image: _Card) -> tuple[CardReading, _Card]:
                                         s.colour_confidence, s.value_confidence, s.covered) for s in reading.spaces),
                           key=lambda s: (s.pos[1], s.pos[0])))
     h, w = image.bgr.shape[:2]
-    turn = np.array([[-1, 0, w - 1], [0, -1, h - 1], [0, 0, 1]], np.float64)
     flipped = _Card(cv2.rotate(image.bgr, cv2.ROTATE_180), np.ascontiguousarray(image.lab[::-1, ::-1]),
-                    image.card_to_frame @ turn, image.orientation, None, image.to_region, image.card_to_region,
+                    image.card_to_frame @ _turn((w, h)), image.orientation, None, image.to_region, image.card_to_region,
                     not image.flipped)
     corners = reading.corners_px[2:] + reading.corners_px[:2]
     again = replace(reading, coins=reading.coins_other_end, coins_other_end=reading.coins, spaces=spaces,

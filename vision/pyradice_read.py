@@ -1078,11 +1078,16 @@ def _edges(crop: np.ndarray) -> float:
     return float(np.mean(np.hypot(gx, gy)))
 
 
+def _quarry_occupied(p_die: float, found: float, pips: int | None) -> bool:
+    """Whether the first look's measures say a die's top is at a quarry position (:func:`_quarry_presence`): a
+    strong find, pips counted, or a faint find the face model takes for a die."""
+    return found >= FOUND or pips is not None or (found >= FAINT and p_die >= 0.5)
+
+
 def _surely_bare(p_die: float, found: float, pips: int | None) -> bool:
     """A quarry position where the game has no die, read empty and sure by :func:`_quarry_presence` whatever its
     face: nothing found, no pips, the face model's "not a die" clear."""
-    occupied = found >= FOUND or pips is not None or (found >= FAINT and p_die >= 0.5)
-    return not occupied and found < FAINT and p_die <= 1 - EMPTY_ABOVE
+    return not _quarry_occupied(p_die, found, pips) and found < FAINT and p_die <= 1 - EMPTY_ABOVE
 
 
 def _under(geo: Any, pos: Position) -> set[Position]:
@@ -1117,7 +1122,7 @@ def _quarry_presence(p_die: float, found: float, read: DieRead, known: Die | Non
     ``there``: the game knows a die lies there but not its face (a table set up by its players; such a die
     cannot have been taken, only known dice can): its face read sure, the face model taking it for a die and
     the detector or the pips seeing it (the top layer's dice, nearest the camera, are often found weakly)."""
-    occupied = found >= FOUND or read.pips is not None or (found >= FAINT and p_die >= 0.5)
+    occupied = _quarry_occupied(p_die, found, read.pips)
     share = (min(found / FOUND, 1.0) + (read.pips is not None) + p_die) / 3
     if known is not None:
         if (not occupied and nothing_like_under and not read.unsure and read.die == known

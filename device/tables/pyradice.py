@@ -95,6 +95,12 @@ def _slot_words(slot: Slot) -> str:
     return f"level {slot[0]}, slot {slot[1] + 1}"
 
 
+def _in_hand_question(die: Die | None, slot: Slot) -> str:
+    """The question where the die in hand may lie in a slot read in doubt (its own words: see
+    ``PyradiceTable._slot_asked``)."""
+    return f"the die taken ({die}) may lie at {_slot_words(slot)}, read in doubt: correct it or press CONFIRM"
+
+
 #: The four Pyradice colours as the page's camera view draws them (BGR).
 _BGR = {"white": (234, 241, 244), "gray": (155, 155, 155), "maroon": (48, 36, 122), "orange": (46, 138, 232)}
 
@@ -457,9 +463,7 @@ class PyradiceTable(TableAdapter):
                     if actions:
                         return Explained(problems=tuple(doubts))
                     self._slot_asked = True
-                    return Explained(problems=tuple(
-                        f"the die taken ({held.hand}) may lie at {_slot_words(slot)}, read in doubt: correct it "
-                        "or press CONFIRM" for slot in maybe))
+                    return Explained(problems=tuple(_in_hand_question(held.hand, slot) for slot in maybe))
         twin = None if confirmed else self._twin_in_doubt(state, actions)
         if twin is not None:
             return Explained(problems=(*doubts, twin))
@@ -485,9 +489,7 @@ class PyradiceTable(TableAdapter):
                 # words naming it, news after the take's answer (in the take's own words the replay's players took
                 # it for the same question again and stopped: tuning 5802, Cleo's apex read "cannot tell").
                 self._slot_asked = True
-                asked = (f"the die taken ({state.hand}) may lie at {_slot_words(place.slot)}, read in doubt: correct "
-                         "it or press CONFIRM")
-                return Explained(problems=(*doubts, asked))
+                return Explained(problems=(*doubts, _in_hand_question(state.hand, place.slot)))
             return Explained(problems=tuple(doubts) or ("a doubtful reading does not fit the turn seen",))
         if found.inferred and not confirmed:
             cut = next(i for i, a in enumerate(actions) if isinstance(a, Skill))
@@ -832,7 +834,6 @@ MEAN_MOVED_SCORE = 1e6
 #: slot's reference (median), 16.5 at the 95th percentile (a white die's chroma moves with its face), 22 at most
 #: (318 reads); another colour 29.9 at the least (69 reads: white and gray, the nearest pair). See ChangeWatch.read.
 COLOUR_KEPT = 16.0
-#: How many body colours of each colour the palette learns from (the last measured), and how many it needs first.
 #: A die's body within this (CIE76) of a body measured on one board's die of one colour, and farther than
 #: BOARD_BODY_FAR from every body measured there on another colour, is of that colour (ChangeWatch._board_colour).
 #: Measured on three 2-player tuning replays (5701, 5911, 6001; 211 reads of a die whose colour alone was in doubt,
@@ -843,6 +844,7 @@ COLOUR_KEPT = 16.0
 #: none with it.
 BOARD_BODY_NEAR = 8.0
 BOARD_BODY_FAR = 24.0
+#: How many body colours of each colour the palette learns from (the last measured), and how many it needs first.
 LEARNED_SAMPLES = 9
 LEARN_FROM = 3
 #: The doubt of a die whose picture changed while it reads as the die the game has there.
@@ -973,8 +975,8 @@ class ChangeWatch:
         """A die on a board read with its face sure and only its colour in doubt, whose body is within
         BOARD_BODY_NEAR of the body measured on a game's die of one colour on the same board, and farther than
         BOARD_BODY_FAR from every body measured there on a die of another colour, and that colour the reader's own
-        nearest: that colour, sure (the dice of
-        one board lie in one light; a swap, A5, moves a die whose body was measured at its old slot). None when
+        nearest: that colour, sure (the dice of one board lie in one light; a swap, A5, moves a die whose body was
+        measured at its old slot). None when
         no such colour: the doubt stays. The palette's own learning (rule 4) made a silent misread on a reserve
         spot, where no die of the board had been measured; this is the board's own measure only."""
         die = item.die
