@@ -380,3 +380,42 @@ def test_a_card_whose_picture_changed_on_its_spaces_only_is_not_read_again_whole
     cv2.circle(marked, (round(coin[0]), round(coin[1])), 5, (20, 20, 20), -1)
     _, read_marked, _ = after(marked, True)
     assert read_marked == [changed]
+
+
+def test_fast_colour_arithmetic_is_numpy_bit_for_bit() -> None:
+    """The reader's table look-ups and histograms (its speed on one core) give what numpy's arithmetic, medians and
+    percentiles gave before them, bit for bit, on pieces of a render with random masks: a change of a threshold's
+    side by one float step would change readings."""
+    import cv2
+    import numpy as np
+
+    from vision import dicetreasure_read as r
+
+    frame = render_state(seeded_turn(2, TURNS[0])[2], 31).image  # cards, dice on them, the tray
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        y, x = int(rng.integers(0, frame.shape[0] - 40)), int(rng.integers(0, frame.shape[1] - 40))
+        h, w = int(rng.integers(3, 200)), int(rng.integers(3, 200))
+        piece = np.ascontiguousarray(frame[y:y + h, x:x + w])
+        lab = cv2.cvtColor(piece, cv2.COLOR_BGR2LAB).astype(np.float32)
+        lab[..., 0] *= 100.0 / 255.0
+        lab[..., 1:] -= 128.0
+        assert np.array_equal(r._lab_image(piece), lab)
+        mask = rng.random(piece.shape[:2]) < rng.uniform(0.05, 1.0)
+        if mask.sum() < 20:
+            continue
+        lab8 = r._lab8(piece)
+        assert np.array_equal(r._lab_median(lab8, mask), np.median(lab[mask].reshape(-1, 3), axis=0))
+        assert np.array_equal(r._lab_median(lab8), np.median(lab.reshape(-1, 3), axis=0))
+        low, high = r._median_levels(piece)
+        assert np.array_equal((low + high) / 2.0, np.median(piece.reshape(-1, 3), axis=0))
+        ref = np.median(piece[mask].reshape(-1, 3).astype(np.float32), axis=0)
+        balanced = np.clip(piece.astype(np.float32) * (r.PAPER_LEVEL / np.maximum(ref, 8.0)), 0, 255).astype(np.uint8)
+        assert np.array_equal(r.white_balance(piece, mask), balanced)
+        rank = int(0.6 * (piece.shape[0] * piece.shape[1] - 1))
+        light = lab8[..., 0] > r._ranked_levels(lab8, None, (rank,), (0,))[0, 0]
+        assert np.array_equal(light, lab[..., 0] > np.percentile(lab[..., 0], 60))
+        colour = rng.normal(0, 40, 3)
+        d = lab - colour.astype(np.float32)
+        d[..., 0] *= r.LIGHTNESS_WEIGHT
+        assert np.array_equal(r._distance(lab, colour), np.sqrt(np.einsum("...c,...c->...", d, d)))

@@ -35,6 +35,7 @@ Run ``python -m vision.lab.dicetreasure_measure --measure`` for the figures in `
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -135,6 +136,10 @@ SURE = 0.8
 #: GLANCE_CHANGE grey levels since they were read (the reader's reuse of unchanged readings).
 GLANCE_PX_PER_MM = 2.0
 GLANCE_CHANGE = 35.0
+#: The paper round a spot or zone that its glance takes in (mm, :meth:`DiceTreasureReader._glance`).
+GLANCE_MARGIN_MM = 2.0
+#: The paper round a card spot that its region takes in (mm, :func:`_cut_region`): the card's white reference.
+REGION_MARGIN_MM = 5.0
 #: A changed glance pixel within this (mm) of a space's centre is that space's picture: a 16 mm die laid on it
 #: turned reaches 11.3 mm from its own centre, laid off the space's centre by a few mm more (bench seed 9101: a die
 #: placed changed pixels up to 15 mm from its space's centre). On a card known on its spot whose picture changed on
@@ -182,19 +187,76 @@ def reserve_rect(zone: Zone) -> Rect:
 Lab = tuple[float, float, float]
 
 
+def _lab_table() -> np.ndarray:
+    """OpenCV's 8-bit CIELAB levels -> float CIELAB (L 0..100, a and b about 0), one row per level, for ``cv2.LUT``:
+    each entry the float32 product and difference the conversion makes pixel by pixel."""
+    level = np.arange(256, dtype=np.float32)
+    return np.stack([level * np.float32(100.0 / 255.0), level - 128.0, level - 128.0], axis=1).reshape(256, 1, 3)
+
+
+_LAB_LEVELS = _lab_table()
+
+
+def _lab8(bgr: np.ndarray) -> np.ndarray:
+    """OpenCV's 8-bit CIELAB of a BGR uint8 image (:func:`_lab_of` makes it float; its histograms give medians)."""
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)
+
+
+def _lab_of(lab8: np.ndarray) -> np.ndarray:
+    """Float CIELAB (L 0..100) of an 8-bit CIELAB image: a table look-up (numpy's arithmetic on the three channels
+    of each pixel takes several times as long on a Pi's cores)."""
+    return cv2.LUT(lab8, _LAB_LEVELS)
+
+
 def _lab_image(bgr: np.ndarray) -> np.ndarray:
     """Float CIELAB (L 0..100) of a BGR uint8 image."""
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0
-    lab[..., 1:] -= 128.0
-    return lab
+    return _lab_of(_lab8(bgr))
+
+
+def _ranked_levels(image: np.ndarray, mask: np.ndarray | None, ranks: Sequence[int],
+                   channels: Sequence[int] = (0, 1, 2)) -> np.ndarray:
+    """The levels of the ``ranks``-th smallest pixel (0-based) of ``channels`` of a uint8 ``image`` where ``mask``
+    is set (None: every pixel), from each channel's histogram: the order statistics a sort would give, without
+    sorting (rows: ranks, columns: channels)."""
+    m = None if mask is None else mask.astype(np.uint8)
+    out = np.empty((len(ranks), len(channels)), np.int64)
+    for n, c in enumerate(channels):
+        counts = np.cumsum(cv2.calcHist([image], [c], m, [256], [0, 256]).ravel())
+        out[:, n] = np.searchsorted(counts, np.asarray(ranks, np.float64), side="right")
+    return out
+
+
+def _median_levels(image: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The two middle levels (equal for an odd count) of each channel of a uint8 ``image`` where ``mask`` is set:
+    ``np.median`` of those pixels is their mean, taken by the caller in the dtype ``np.median`` would use."""
+    n = int(image.shape[0] * image.shape[1]) if mask is None else int(np.count_nonzero(mask))
+    if n == 0:
+        raise ValueError("no pixels to take a median of")
+    lo, hi = _ranked_levels(image, mask, ((n - 1) // 2, n // 2))
+    return lo, hi
+
+
+def _lab_median(lab8: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``np.median`` over the pixels (``mask``) of the float CIELAB of ``lab8``, bit for bit: the mean, in float32, of
+    the two middle levels' float values (the float CIELAB is a rising function of each 8-bit channel)."""
+    lo, hi = _median_levels(lab8, mask)
+    table = _LAB_LEVELS[:, 0, :]
+    both = table[lo, np.arange(3)] + table[hi, np.arange(3)]
+    return np.asarray(both / np.float32(2.0), np.float32)
 
 
 def _distance(lab: np.ndarray, ref: Sequence[float] | np.ndarray) -> np.ndarray:
     """Colour distances of every pixel of ``lab`` to ``ref`` (lightness weighted as the die palettes weigh it)."""
-    d: np.ndarray = lab - np.asarray(ref, np.float32)
-    d[..., 0] *= LIGHTNESS_WEIGHT
-    return np.asarray(np.sqrt(np.einsum("...c,...c->...", d, d)))  # the squares' sum without an array of squares
+    r = np.asarray(ref, np.float32)
+    # Channel by channel (each a long run of pixels) rather than over a last axis of three: the same float32
+    # operations in the same order, several times faster.
+    d = lab[..., 0] - r[0]
+    d *= np.float32(LIGHTNESS_WEIGHT)
+    total = d * d
+    for c in (1, 2):
+        d = lab[..., c] - r[c]
+        total += d * d
+    return np.asarray(np.sqrt(total))
 
 
 @dataclass(frozen=True)
@@ -231,9 +293,12 @@ def white_balance(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
     """``image`` with the paper pixels (a boolean mask) brought to neutral grey :data:`PAPER_LEVEL`."""
     if paper.sum() < 20:
         return image
-    ref = np.median(image[paper].reshape(-1, 3).astype(np.float32), axis=0)
+    lo, hi = _median_levels(image, paper)
+    ref = (lo.astype(np.float32) + hi.astype(np.float32)) / np.float32(2.0)  # np.median of the float32 pixels
     gains = PAPER_LEVEL / np.maximum(ref, 8.0)
-    return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+    # Each channel's 256 levels scaled once and looked up (the same float32 product, clipped and truncated).
+    table = np.clip(np.arange(256, dtype=np.float32)[:, None] * gains, 0, 255).astype(np.uint8)
+    return cv2.LUT(image, table.reshape(256, 1, 3))
 
 
 # --- one card -----------------------------------------------------------------------------------------------
@@ -353,10 +418,11 @@ def _fit_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Fit | None, 
     """The card on ``spot`` fitted by its outline on the spot's region (:func:`_cut_region`), its measured size (mm),
     and why there is none."""
     k = CARD_PX_PER_MM
-    to_region = spot_transform(fit, _grow(spot, 5.0), k)
+    to_region = spot_transform(fit, _grow(spot, REGION_MARGIN_MM), k)
     img, inner, bright = _cut_region(frame, fit, spot)
-    lab = _lab_image(img)
-    paper = np.median(lab[~inner & bright].reshape(-1, 3), axis=0)
+    lab8 = _lab8(img)
+    lab = _lab_of(lab8)
+    paper = _lab_median(lab8, ~inner & bright)
     mask = (_distance(lab, paper) > 25.0).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
@@ -411,16 +477,26 @@ def _cut_region(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[np.ndarray,
     """The spot and 5 mm of paper round it rectified at :data:`CARD_PX_PER_MM` and white-balanced on that paper,
     with the masks of the spot's inside and of the bright paper (:func:`_find_card`, :func:`_recut`)."""
     k = CARD_PX_PER_MM
-    region = _grow(spot, 5.0)
+    region = _grow(spot, REGION_MARGIN_MM)
     to_region = spot_transform(fit, region, k)
     size = (round(region.w * k), round(region.h * k))
     img = cv2.warpPerspective(frame, to_region, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     # The paper around the spot is the white reference: the ring outside the spot's own outline.
-    yy, xx = np.mgrid[0:size[1], 0:size[0]]
-    inner = (xx > 3.5 * k) & (xx < size[0] - 3.5 * k) & (yy > 3.5 * k) & (yy < size[1] - 3.5 * k)
+    inner = _inside_ring(size)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     bright = grey >= np.percentile(grey[~inner][::4], 40)  # >=: an overexposed paper is one flat level
     return white_balance(img, ~inner & bright), inner, bright
+
+
+@functools.lru_cache(maxsize=8)
+def _inside_ring(size: tuple[int, int]) -> np.ndarray:
+    """The mask of a spot's region (:func:`_cut_region`, ``size`` its width and height) inside the ring of paper
+    3.5 mm wide round it (every spot of a mat has the same size: worked out once, read-only)."""
+    k = CARD_PX_PER_MM
+    yy, xx = np.mgrid[0:size[1], 0:size[0]]
+    inner = (xx > 3.5 * k) & (xx < size[0] - 3.5 * k) & (yy > 3.5 * k) & (yy < size[1] - 3.5 * k)
+    inner.flags.writeable = False
+    return inner
 
 
 def _recut(frame: np.ndarray, fit: MatFit, spot: Rect, last: _Card) -> _Card | None:
@@ -472,7 +548,7 @@ def changed_spaces(card: MotifCard, image: _Card, changed: np.ndarray) -> set[in
     centres = np.array([[space_centre(card, s.pos) for s in card.spaces]], np.float64) * k
     region_px = cv2.perspectiveTransform(centres, _card_to_region(image))[0]
     # Region px (the spot and 5 mm round it at k) -> glance px (the spot and 2 mm round it at GLANCE_PX_PER_MM).
-    at = (region_px / k - 3.0) * GLANCE_PX_PER_MM
+    at = (region_px / k - (REGION_MARGIN_MM - GLANCE_MARGIN_MM)) * GLANCE_PX_PER_MM
     pixels = np.column_stack([xs, ys]).astype(np.float64) + 0.5
     dist = np.linalg.norm(pixels[:, None, :] - at[None, :, :], axis=2) / GLANCE_PX_PER_MM
     near = dist <= SPACE_REACH_MM
@@ -997,15 +1073,24 @@ def _pips_confirm(d: DieReading) -> bool:
 
 
 def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecognizer,
-               detector: Any) -> tuple[LooseDie, ...]:
-    """The dice in a zone, from the die reader on the zone rectified at :data:`ZONE_PX_PER_MM`."""
+               detector: Any, rectified: np.ndarray | None = None) -> tuple[LooseDie, ...]:
+    """The dice in a zone, from the die reader on the zone rectified at :data:`ZONE_PX_PER_MM` (``rectified``: that
+    picture, already cut from ``frame``)."""
     k = ZONE_PX_PER_MM
     rect = zone.rect
     to_zone = spot_transform(fit, rect, k)
     size = (round(rect.w * k), round(rect.h * k))
-    img = cv2.warpPerspective(frame, to_zone, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    lab = _lab_image(img)
-    paper = (lab[..., 0] > np.percentile(lab[..., 0], 60)) & (np.hypot(lab[..., 1], lab[..., 2]) < 15)
+    if rectified is not None and rectified.shape[:2] == (size[1], size[0]):
+        img = rectified
+    else:
+        img = cv2.warpPerspective(frame, to_zone, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab8 = _lab8(img)
+    lab = _lab_of(lab8)
+    # Lighter than the 60th percentile: on levels, lighter than the level at or below it (np.percentile lies between
+    # two neighbouring levels of the data, and no pixel lies between them).
+    rank = int(0.6 * (lab8.shape[0] * lab8.shape[1] - 1))
+    light = lab8[..., 0] > _ranked_levels(lab8, None, (rank,), (0,))[0, 0]
+    paper = light & (np.hypot(lab[..., 1], lab[..., 2]) < 15)
     img = white_balance(img, paper)
     recognizer.detector = detector
     dice = recognizer.read(img)
@@ -1036,11 +1121,13 @@ def _second_look(img: np.ndarray, dice: Sequence[DieReading], recognizer: DiceRe
     left that is not paper and as large as a good part of a die is read again on that picture. Two dice lying side
     by side were read as one (the die reader keeps one of two finds that overlap), and the tray was short of a die
     at the roll: asked on 4 of the 11 questions of solo seed 5003."""
-    lab = _lab_image(img)
-    paper = np.median(lab.reshape(-1, 3), axis=0)
+    lab8 = _lab8(img)
+    lab = _lab_of(lab8)
+    paper = _lab_median(lab8)
     ink = (_distance(lab, paper) > 25.0).astype(np.uint8)
     painted = img.copy()
-    fill = tuple(float(v) for v in np.median(img.reshape(-1, 3), axis=0))
+    lo, hi = _median_levels(img)
+    fill = tuple(float(v) for v in (lo + hi) / 2.0)  # np.median of uint8 pixels: the float64 mean of the middle two
     for d in dice:
         # The die's own square (its nominal side, a little more for its shadow), not the reader's box, which may
         # reach over the die beside it.
@@ -1196,7 +1283,7 @@ class DiceTreasureReader:
         (None otherwise). Changed: some 1.5 mm patch differs by more than :data:`GLANCE_CHANGE` grey levels in a
         colour channel (a die placed or taken, a card laid: far more; light noise and JPEG: far less)."""
         k = GLANCE_PX_PER_MM
-        region = _grow(rect, 2.0)
+        region = _grow(rect, GLANCE_MARGIN_MM)
         small = cv2.warpPerspective(frame, spot_transform(fit, region, k), (round(region.w * k), round(region.h * k)),
                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
         self.pictures[key] = small
@@ -1204,7 +1291,7 @@ class DiceTreasureReader:
         last = self._glances.get(key)
         if not self.reuse or last is None or last[0].shape != small.shape:
             return small, None
-        if float(np.abs(small - last[0]).max()) > GLANCE_CHANGE:
+        if cv2.norm(small, last[0], cv2.NORM_INF) > GLANCE_CHANGE:  # the largest difference, no arrays made
             return small, None
         return small, last[1]
 
@@ -1263,7 +1350,8 @@ class DiceTreasureReader:
             elif loose and zone.name in ("tray", "common-reserve", "reserve"):
                 glance, last = self._glance(zone.key, frame, view.fit, zone.rect)
                 if last is None:
-                    last = read_loose(frame, view.fit, zone, self.recognizer, self.detector)
+                    last = read_loose(frame, view.fit, zone, self.recognizer, self.detector,
+                                      _inside_glance(self.pictures[zone.key]))
                     self._glances[zone.key] = (glance, last)
                 loose_dice[zone.key] = last
         loose_dice = by_frame_colours(loose_dice)
@@ -1481,6 +1569,18 @@ def _table_problems(registration: Registration) -> list[str]:
         if fit.unsure_mm <= READ_DESPITE_MM and not fit_disagrees(fit) and not fit.outliers:
             tolerated.update(_mat_problems(fit))
     return [p for p in registration.problems if p not in tolerated]
+
+
+def _inside_glance(picture: np.ndarray) -> np.ndarray | None:
+    """A loose zone's glance picture without its margin: the zone rectified as :func:`read_loose` rectifies it, when
+    the two scales are the same and the margin a whole number of pixels (None otherwise). Its sample points are the
+    zone's own, a whole number of pixels along (on the bench's tables every pixel was the same as a warp of the zone
+    alone); one warp of the tray a frame is saved."""
+    margin = GLANCE_MARGIN_MM * GLANCE_PX_PER_MM
+    if GLANCE_PX_PER_MM != ZONE_PX_PER_MM or margin != round(margin):
+        return None
+    m = round(margin)
+    return np.ascontiguousarray(picture[m:picture.shape[0] - m, m:picture.shape[1] - m])
 
 
 def _paper_only(glance: np.ndarray) -> bool:
