@@ -402,3 +402,26 @@ def test_lens_distortion_in_the_lab_moves_markers_where_the_model_says() -> None
     assert any("its markers disagree by 0.9 mm" in p and "lens" in p for p in reg.problems)
     straight = locate(ideal.image, "pyradice", finder=FINDER)
     assert np.median(mapping_errors(ideal, straight)["board-1"]) < 0.1 and not straight.problems
+
+
+def test_kept_warps_give_the_warps_pixels() -> None:
+    """KeptWarps (its sample maps made once, cv2.remap after) gives cv2.warpPerspective's picture, value for value,
+    for homographies of a tilted camera, pictures larger and smaller than the frame, the border replicated; a
+    transform used again takes the kept maps, and the least recently used is dropped past ``kept``."""
+    from vision.registration import KeptWarps
+
+    rng = np.random.default_rng(3)
+    frame = cv2.GaussianBlur((rng.random((480, 640, 3)) * 255).astype(np.uint8), (0, 0), 1.5)
+    warps = KeptWarps(kept=3)
+    for n in range(12):
+        tilt = rng.normal(0, 2e-4, 2)
+        h = np.array([[rng.uniform(0.3, 2.5), rng.normal(0, 0.1), rng.uniform(-300, 50)],
+                      [rng.normal(0, 0.1), rng.uniform(0.3, 2.5), rng.uniform(-200, 50)],
+                      [tilt[0], tilt[1], 1.0]])
+        size = (int(rng.integers(20, 700)), int(rng.integers(20, 500)))
+        plain = cv2.warpPerspective(frame, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        assert np.array_equal(warps(frame, h, size), plain), n
+        assert np.array_equal(warps(frame[::-1].copy(), h, size),  # the same maps on the next frame
+                              cv2.warpPerspective(frame[::-1].copy(), h, size, flags=cv2.INTER_LINEAR,
+                                                  borderMode=cv2.BORDER_REPLICATE)), n
+        assert len(warps._maps) <= 3

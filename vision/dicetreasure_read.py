@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -60,7 +60,7 @@ from vision.crop import estimate_angle
 from vision.faces import CONFIDENCE_FLOOR, PIPS_OVERRULED_ABOVE
 from vision.mats import NOMINAL_MM, Rect, Zone
 from vision.recognize import DiceRecognizer, FixedDetector
-from vision.registration import MatFit, Registration
+from vision.registration import KeptWarps, MatFit, Registration
 from vision.types import DieCandidate, DieReading
 
 # --- the print the reader assumes (mm on the card, origin at its top-left corner, long side down) -------------
@@ -136,8 +136,13 @@ SURE = 0.8
 #: GLANCE_CHANGE grey levels since they were read (the reader's reuse of unchanged readings).
 GLANCE_PX_PER_MM = 2.0
 GLANCE_CHANGE = 35.0
+#: A glance sums each pixel with its neighbours over this many (3 x 3: about 1.5 mm; :func:`_box_sums`).
+GLANCE_BOX_AREA = 9
 #: The paper round a spot or zone that its glance takes in (mm, :meth:`DiceTreasureReader._glance`).
 GLANCE_MARGIN_MM = 2.0
+#: Warps whose sample maps a reader keeps (:class:`vision.registration.KeptWarps`): a 2-player table's 20 glances
+#: and the regions of its 16 card spots fit (about 15 MB of maps at most; 4 players keep the most recent).
+WARPS_KEPT = 40
 #: The paper round a card spot that its region takes in (mm, :func:`_cut_region`): the card's white reference.
 REGION_MARGIN_MM = 5.0
 #: A changed glance pixel within this (mm) of a space's centre is that space's picture: a 16 mm die laid on it
@@ -390,13 +395,24 @@ def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
     return scale @ fit.image_to_mat
 
 
+#: How a reader rectifies a part of the frame: (frame, frame px -> picture px, picture size) -> the picture.
+Warp = Callable[[np.ndarray, np.ndarray, tuple[int, int]], np.ndarray]
+
+
+def plain_warp(frame: np.ndarray, transform: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The frame warped into a picture of ``size`` (bilinear, the border replicated): what
+    :class:`vision.registration.KeptWarps` gives too, faster while the transform is kept."""
+    return cv2.warpPerspective(frame, transform, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def _grow(r: Rect, mm: float) -> Rect:
     return Rect(r.x - mm, r.y - mm, r.w + 2 * mm, r.h + 2 * mm)
 
 
-def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None, tuple[float, float], bool, str]:
+def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect,
+               warp: Warp | None = None) -> tuple[_Card | None, tuple[float, float], bool, str]:
     """The card on ``spot`` rectified upright, its measured size (mm), whether it was upside down, and why not."""
-    fitted, size_mm, why = _fit_card(frame, fit, spot)
+    fitted, size_mm, why = _fit_card(frame, fit, spot, warp)
     if fitted is None:
         return None, size_mm, False, why
     img, to_region, card_to_region, out_size = fitted
@@ -414,12 +430,13 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None
 _Fit = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]
 
 
-def _fit_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Fit | None, tuple[float, float], str]:
+def _fit_card(frame: np.ndarray, fit: MatFit, spot: Rect,
+              warp: Warp | None = None) -> tuple[_Fit | None, tuple[float, float], str]:
     """The card on ``spot`` fitted by its outline on the spot's region (:func:`_cut_region`), its measured size (mm),
     and why there is none."""
     k = CARD_PX_PER_MM
     to_region = spot_transform(fit, _grow(spot, REGION_MARGIN_MM), k)
-    img, inner, bright = _cut_region(frame, fit, spot)
+    img, inner, bright = _cut_region(frame, fit, spot, warp)
     lab8 = _lab8(img)
     lab = _lab_of(lab8)
     paper = _lab_median(lab8, ~inner & bright)
@@ -473,14 +490,14 @@ def _upright(upright: np.ndarray, upright_lab: np.ndarray, to_region: np.ndarray
     return _Card(upright, upright_lab, card_to_frame, orientation, None, to_region, fitted, flip), against_mat
 
 
-def _cut_region(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cut_region(frame: np.ndarray, fit: MatFit, spot: Rect,
+                warp: Warp | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The spot and 5 mm of paper round it rectified at :data:`CARD_PX_PER_MM` and white-balanced on that paper,
     with the masks of the spot's inside and of the bright paper (:func:`_find_card`, :func:`_recut`)."""
     k = CARD_PX_PER_MM
     region = _grow(spot, REGION_MARGIN_MM)
-    to_region = spot_transform(fit, region, k)
     size = (round(region.w * k), round(region.h * k))
-    img = cv2.warpPerspective(frame, to_region, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    img = (warp or plain_warp)(frame, spot_transform(fit, region, k), size)
     # The paper around the spot is the white reference: the ring outside the spot's own outline.
     inner = _inside_ring(size)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
@@ -499,14 +516,14 @@ def _inside_ring(size: tuple[int, int]) -> np.ndarray:
     return inner
 
 
-def _recut(frame: np.ndarray, fit: MatFit, spot: Rect, last: _Card) -> _Card | None:
+def _recut(frame: np.ndarray, fit: MatFit, spot: Rect, last: _Card, warp: Warp | None = None) -> _Card | None:
     """The card of ``last`` cut from ``frame`` as :func:`_find_card` cuts it (the same region, white balance and
     fit by its outline), the way up it lay in ``last`` kept instead of judged again (None: no card fits, or it lies
     turned from where it was: read the spot whole). :meth:`DiceTreasureReader.read` uses this only where nothing
     changed but the card's spaces."""
     if last.to_region is None or last.card_to_region is None:
         return None
-    fitted, _, _ = _fit_card(frame, fit, spot)
+    fitted, _, _ = _fit_card(frame, fit, spot, warp)
     if fitted is None:
         return None
     img, to_region, card_to_region, out_size = fitted
@@ -753,12 +770,13 @@ def _space_print(lab: np.ndarray, centre_px: tuple[float, float], colours: CardC
     return SpaceReading((0, 0), (cx / k, cy / k), None if colour == "white" else colour, value, colour_conf, value_conf)
 
 
-def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: CardColours | None = None) -> tuple[
-        CardReading, _Card | None]:
-    """Read the card on spot ``spot`` of ``zone`` (the frame's mat ``fit``), and its upright image."""
+def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: CardColours | None = None,
+              warp: Warp | None = None) -> tuple[CardReading, _Card | None]:
+    """Read the card on spot ``spot`` of ``zone`` (the frame's mat ``fit``), and its upright image (``warp``: how the
+    frame is rectified, :func:`plain_warp` by default)."""
     colours = colours or CardColours.nominal()
     rect = card_spots(zone)[spot]
-    card, size_mm, flip, why = _find_card(frame, fit, rect)
+    card, size_mm, flip, why = _find_card(frame, fit, rect, warp)
     if card is None:
         return CardReading(zone.key, spot, False, size_mm=size_mm, problems=(why,) if why != "no card" else ()), None
     k = CARD_PX_PER_MM
@@ -1073,7 +1091,7 @@ def _pips_confirm(d: DieReading) -> bool:
 
 
 def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecognizer,
-               detector: Any, rectified: np.ndarray | None = None) -> tuple[LooseDie, ...]:
+               detector: Any, rectified: np.ndarray | None = None, warp: Warp | None = None) -> tuple[LooseDie, ...]:
     """The dice in a zone, from the die reader on the zone rectified at :data:`ZONE_PX_PER_MM` (``rectified``: that
     picture, already cut from ``frame``)."""
     k = ZONE_PX_PER_MM
@@ -1083,7 +1101,7 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
     if rectified is not None and rectified.shape[:2] == (size[1], size[0]):
         img = rectified
     else:
-        img = cv2.warpPerspective(frame, to_zone, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        img = (warp or plain_warp)(frame, to_zone, size)
     lab8 = _lab8(img)
     lab = _lab_of(lab8)
     # Lighter than the 60th percentile: on levels, lighter than the level at or below it (np.percentile lies between
@@ -1258,6 +1276,9 @@ class DiceTreasureReader:
         self._identified: dict[tuple[str, int], tuple[str, str, bool]] = {}
         #: Card spot -> the upright image of the card last identified surely there (its cut: :func:`_recut`).
         self._images: dict[tuple[str, int], _Card] = {}
+        #: The frame's warps into glances, zones and card regions, their sample maps kept while the mats' homographies
+        #: are (a still camera): the 20 glances of a 2-player table and the regions of the cards read again.
+        self._warps = KeptWarps(kept=WARPS_KEPT)
 
     def forget(self) -> None:
         """Forget which card lies on which spot (a new round: new cards are dealt)."""
@@ -1279,19 +1300,19 @@ class DiceTreasureReader:
         return True
 
     def _glance(self, key: Any, frame: np.ndarray, fit: MatFit, rect: Rect) -> tuple[np.ndarray, Any]:
-        """A coarse picture of ``rect`` and the reading made of it last time, if it has not changed since
-        (None otherwise). Changed: some 1.5 mm patch differs by more than :data:`GLANCE_CHANGE` grey levels in a
-        colour channel (a die placed or taken, a card laid: far more; light noise and JPEG: far less)."""
+        """A coarse picture of ``rect`` (3 x 3 sums, :func:`_box_sums`) and the reading made of it last time, if it has
+        not changed since (None otherwise). Changed: some 1.5 mm patch differs by more than :data:`GLANCE_CHANGE`
+        grey levels in a colour channel (a die placed or taken, a card laid: far more; light noise and JPEG: far
+        less)."""
         k = GLANCE_PX_PER_MM
         region = _grow(rect, GLANCE_MARGIN_MM)
-        small = cv2.warpPerspective(frame, spot_transform(fit, region, k), (round(region.w * k), round(region.h * k)),
-                                    flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
-        self.pictures[key] = small
-        small = cv2.blur(small.astype(np.float32), (3, 3))
+        picture = self._warps(frame, spot_transform(fit, region, k), (round(region.w * k), round(region.h * k)))
+        self.pictures[key] = picture
+        small = _box_sums(picture)
         last = self._glances.get(key)
         if not self.reuse or last is None or last[0].shape != small.shape:
             return small, None
-        if cv2.norm(small, last[0], cv2.NORM_INF) > GLANCE_CHANGE:  # the largest difference, no arrays made
+        if cv2.norm(small, last[0], cv2.NORM_INF) > GLANCE_CHANGE * GLANCE_BOX_AREA:  # the largest difference
             return small, None
         return small, last[1]
 
@@ -1340,7 +1361,7 @@ class DiceTreasureReader:
                         # Nothing but paper on the spot: no card to look for (the middle is empty most of a game).
                         self._glances[(zone.key, spot)] = (glances[(zone.key, spot)], ([], None))
                         continue
-                    reading, image = read_card(frame, view.fit, zone, spot, self.colours)
+                    reading, image = read_card(frame, view.fit, zone, spot, self.colours, self._warps)
                     spot_problems = [f"{zone.label}, card {spot + 1}: {p}" for p in reading.problems]
                     problems.extend(spot_problems)
                     if reading.found and image is not None:
@@ -1351,7 +1372,7 @@ class DiceTreasureReader:
                 glance, last = self._glance(zone.key, frame, view.fit, zone.rect)
                 if last is None:
                     last = read_loose(frame, view.fit, zone, self.recognizer, self.detector,
-                                      _inside_glance(self.pictures[zone.key]))
+                                      _inside_glance(self.pictures[zone.key]), self._warps)
                     self._glances[zone.key] = (glance, last)
                 loose_dice[zone.key] = last
         loose_dice = by_frame_colours(loose_dice)
@@ -1405,8 +1426,9 @@ class DiceTreasureReader:
         if (wanted is not None and known[0] not in wanted) or (allowed is not None and known[0] not in allowed):
             return None
         card = self.deck.card(known[0])
-        hit = changed_spaces(card, image, np.abs(glance - last_glance).max(axis=2) > GLANCE_CHANGE)
-        cut = _recut(frame, fit, rect, image) if hit else None
+        changed = cv2.absdiff(glance, last_glance).max(axis=2) > GLANCE_CHANGE * GLANCE_BOX_AREA
+        hit = changed_spaces(card, image, changed)
+        cut = _recut(frame, fit, rect, image, self._warps) if hit else None
         if cut is None:
             return None
         # Every die on the card is read again, not only the changed spaces': the die reader reads a card's dice as
@@ -1583,18 +1605,25 @@ def _inside_glance(picture: np.ndarray) -> np.ndarray | None:
     return np.ascontiguousarray(picture[m:picture.shape[0] - m, m:picture.shape[1] - m])
 
 
+def _box_sums(picture: np.ndarray) -> np.ndarray:
+    """A glance: each pixel of ``picture`` summed with its neighbours (3 x 3, :data:`GLANCE_BOX_AREA` pixels), in
+    uint16. The sums are exact, so comparing them with the thresholds times the box's area is comparing the 3 x 3
+    means, without a float image (a third of a glance's time on one core)."""
+    return cv2.boxFilter(picture, cv2.CV_16U, (3, 3), normalize=False)
+
+
 def _paper_only(glance: np.ndarray) -> bool:
-    """Whether a spot's glance (:meth:`DiceTreasureReader._glance`: the spot and 2 mm of paper around it) shows
-    nothing but the mat's paper and print: its middle is the colour of the paper around it, with hardly a pixel
-    far from it (a motif card's background is a strong colour, a die has pips and edges)."""
+    """Whether a spot's glance (:meth:`DiceTreasureReader._glance`: the spot and 2 mm of paper around it, 3 x 3 sums)
+    shows nothing but the mat's paper and print: its middle is the colour of the paper around it, with hardly a
+    pixel far from it (a motif card's background is a strong colour, a die has pips and edges)."""
     h, w = glance.shape[:2]
     ring = max(2, round(2 * GLANCE_PX_PER_MM))
     border = np.concatenate([glance[:ring].reshape(-1, 3), glance[-ring:].reshape(-1, 3),
                              glance[:, :ring].reshape(-1, 3), glance[:, -ring:].reshape(-1, 3)])
     paper = np.median(border, axis=0)
     middle = glance[h // 5: h - h // 5, w // 5: w - w // 5].reshape(-1, 3)
-    far = np.abs(middle - paper).max(axis=1) > 45.0
-    return bool(np.abs(np.median(middle, axis=0) - paper).max() < 25.0 and far.mean() < 0.03)
+    far = np.abs(middle - paper).max(axis=1) > 45.0 * GLANCE_BOX_AREA
+    return bool(np.abs(np.median(middle, axis=0) - paper).max() < 25.0 * GLANCE_BOX_AREA and far.mean() < 0.03)
 
 
 def teach_colours(readings: Sequence[tuple[CardReading, _Card]], names: Sequence[str]) -> CardColours:
