@@ -350,9 +350,9 @@ def test_a_card_whose_picture_changed_on_its_spaces_only_is_not_read_again_whole
     whole: list[tuple[str, int]] = []
     real_read_card = dtr.read_card
 
-    def counted(frame: Any, fit: Any, zone: Any, spot: int, colours: Any = None, *more: Any) -> Any:
+    def counted(frame: Any, fit: Any, zone: Any, spot: int, colours: Any = None) -> Any:
         whole.append((zone.key, spot))
-        return real_read_card(frame, fit, zone, spot, colours, *more)
+        return real_read_card(frame, fit, zone, spot, colours)
 
     monkeypatch.setattr(dtr, "read_card", counted)
 

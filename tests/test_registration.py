@@ -406,8 +406,8 @@ def test_lens_distortion_in_the_lab_moves_markers_where_the_model_says() -> None
 
 def test_kept_warps_give_the_warps_pixels() -> None:
     """KeptWarps (its sample maps made once, cv2.remap after) gives cv2.warpPerspective's picture, value for value,
-    for homographies of a tilted camera, pictures larger and smaller than the frame, the border replicated; a
-    transform used again takes the kept maps, and the least recently used is dropped past ``kept``."""
+    for homographies of a tilted camera, pictures larger and smaller than the frame, the border replicated, with
+    its maps kept or (past ``kept``) without; a sweep drops the maps the frame before did not use."""
     from vision.registration import KeptWarps
 
     rng = np.random.default_rng(3)
@@ -425,3 +425,8 @@ def test_kept_warps_give_the_warps_pixels() -> None:
                               cv2.warpPerspective(frame[::-1].copy(), h, size, flags=cv2.INTER_LINEAR,
                                                   borderMode=cv2.BORDER_REPLICATE)), n
         assert len(warps._maps) <= 3
+    assert len(warps._maps) == 3
+    warps.sweep()  # a new frame: the three were used in the last one
+    assert len(warps._maps) == 3
+    warps.sweep()  # none was used since
+    assert not warps._maps

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -140,9 +140,6 @@ GLANCE_CHANGE = 35.0
 GLANCE_BOX_AREA = 9
 #: The paper round a spot or zone that its glance takes in (mm, :meth:`DiceTreasureReader._glance`).
 GLANCE_MARGIN_MM = 2.0
-#: Warps whose sample maps a reader keeps (:class:`vision.registration.KeptWarps`): a 2-player table's 20 glances
-#: and the regions of its 16 card spots fit (about 15 MB of maps at most; 4 players keep the most recent).
-WARPS_KEPT = 40
 #: The paper round a card spot that its region takes in (mm, :func:`_cut_region`): the card's white reference.
 REGION_MARGIN_MM = 5.0
 #: A changed glance pixel within this (mm) of a space's centre is that space's picture: a 16 mm die laid on it
@@ -395,13 +392,9 @@ def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
     return scale @ fit.image_to_mat
 
 
-#: How a reader rectifies a part of the frame: (frame, frame px -> picture px, picture size) -> the picture.
-Warp = Callable[[np.ndarray, np.ndarray, tuple[int, int]], np.ndarray]
-
-
 def plain_warp(frame: np.ndarray, transform: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The frame warped into a picture of ``size`` (bilinear, the border replicated): what
-    :class:`vision.registration.KeptWarps` gives too, faster while the transform is kept."""
+    """The frame warped into a picture of ``size`` (bilinear, the border replicated): the reader's regions and zones
+    (its glances take :class:`vision.registration.KeptWarps`, the same pixels)."""
     return cv2.warpPerspective(frame, transform, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -409,10 +402,9 @@ def _grow(r: Rect, mm: float) -> Rect:
     return Rect(r.x - mm, r.y - mm, r.w + 2 * mm, r.h + 2 * mm)
 
 
-def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect,
-               warp: Warp | None = None) -> tuple[_Card | None, tuple[float, float], bool, str]:
+def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Card | None, tuple[float, float], bool, str]:
     """The card on ``spot`` rectified upright, its measured size (mm), whether it was upside down, and why not."""
-    fitted, size_mm, why = _fit_card(frame, fit, spot, warp)
+    fitted, size_mm, why = _fit_card(frame, fit, spot)
     if fitted is None:
         return None, size_mm, False, why
     img, to_region, card_to_region, out_size = fitted
@@ -430,13 +422,12 @@ def _find_card(frame: np.ndarray, fit: MatFit, spot: Rect,
 _Fit = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]
 
 
-def _fit_card(frame: np.ndarray, fit: MatFit, spot: Rect,
-              warp: Warp | None = None) -> tuple[_Fit | None, tuple[float, float], str]:
+def _fit_card(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[_Fit | None, tuple[float, float], str]:
     """The card on ``spot`` fitted by its outline on the spot's region (:func:`_cut_region`), its measured size (mm),
     and why there is none."""
     k = CARD_PX_PER_MM
     to_region = spot_transform(fit, _grow(spot, REGION_MARGIN_MM), k)
-    img, inner, bright = _cut_region(frame, fit, spot, warp)
+    img, inner, bright = _cut_region(frame, fit, spot)
     lab8 = _lab8(img)
     lab = _lab_of(lab8)
     paper = _lab_median(lab8, ~inner & bright)
@@ -490,14 +481,13 @@ def _upright(upright: np.ndarray, upright_lab: np.ndarray, to_region: np.ndarray
     return _Card(upright, upright_lab, card_to_frame, orientation, None, to_region, fitted, flip), against_mat
 
 
-def _cut_region(frame: np.ndarray, fit: MatFit, spot: Rect,
-                warp: Warp | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cut_region(frame: np.ndarray, fit: MatFit, spot: Rect) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The spot and 5 mm of paper round it rectified at :data:`CARD_PX_PER_MM` and white-balanced on that paper,
     with the masks of the spot's inside and of the bright paper (:func:`_find_card`, :func:`_recut`)."""
     k = CARD_PX_PER_MM
     region = _grow(spot, REGION_MARGIN_MM)
     size = (round(region.w * k), round(region.h * k))
-    img = (warp or plain_warp)(frame, spot_transform(fit, region, k), size)
+    img = plain_warp(frame, spot_transform(fit, region, k), size)
     # The paper around the spot is the white reference: the ring outside the spot's own outline.
     inner = _inside_ring(size)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
@@ -516,14 +506,14 @@ def _inside_ring(size: tuple[int, int]) -> np.ndarray:
     return inner
 
 
-def _recut(frame: np.ndarray, fit: MatFit, spot: Rect, last: _Card, warp: Warp | None = None) -> _Card | None:
+def _recut(frame: np.ndarray, fit: MatFit, spot: Rect, last: _Card) -> _Card | None:
     """The card of ``last`` cut from ``frame`` as :func:`_find_card` cuts it (the same region, white balance and
     fit by its outline), the way up it lay in ``last`` kept instead of judged again (None: no card fits, or it lies
     turned from where it was: read the spot whole). :meth:`DiceTreasureReader.read` uses this only where nothing
     changed but the card's spaces."""
     if last.to_region is None or last.card_to_region is None:
         return None
-    fitted, _, _ = _fit_card(frame, fit, spot, warp)
+    fitted, _, _ = _fit_card(frame, fit, spot)
     if fitted is None:
         return None
     img, to_region, card_to_region, out_size = fitted
@@ -770,13 +760,12 @@ def _space_print(lab: np.ndarray, centre_px: tuple[float, float], colours: CardC
     return SpaceReading((0, 0), (cx / k, cy / k), None if colour == "white" else colour, value, colour_conf, value_conf)
 
 
-def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: CardColours | None = None,
-              warp: Warp | None = None) -> tuple[CardReading, _Card | None]:
-    """Read the card on spot ``spot`` of ``zone`` (the frame's mat ``fit``), and its upright image (``warp``: how the
-    frame is rectified, :func:`plain_warp` by default)."""
+def read_card(frame: np.ndarray, fit: MatFit, zone: Zone, spot: int, colours: CardColours | None = None) -> tuple[
+        CardReading, _Card | None]:
+    """Read the card on spot ``spot`` of ``zone`` (the frame's mat ``fit``), and its upright image."""
     colours = colours or CardColours.nominal()
     rect = card_spots(zone)[spot]
-    card, size_mm, flip, why = _find_card(frame, fit, rect, warp)
+    card, size_mm, flip, why = _find_card(frame, fit, rect)
     if card is None:
         return CardReading(zone.key, spot, False, size_mm=size_mm, problems=(why,) if why != "no card" else ()), None
     k = CARD_PX_PER_MM
@@ -1091,7 +1080,7 @@ def _pips_confirm(d: DieReading) -> bool:
 
 
 def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecognizer,
-               detector: Any, rectified: np.ndarray | None = None, warp: Warp | None = None) -> tuple[LooseDie, ...]:
+               detector: Any, rectified: np.ndarray | None = None) -> tuple[LooseDie, ...]:
     """The dice in a zone, from the die reader on the zone rectified at :data:`ZONE_PX_PER_MM` (``rectified``: that
     picture, already cut from ``frame``)."""
     k = ZONE_PX_PER_MM
@@ -1101,7 +1090,7 @@ def read_loose(frame: np.ndarray, fit: MatFit, zone: Zone, recognizer: DiceRecog
     if rectified is not None and rectified.shape[:2] == (size[1], size[0]):
         img = rectified
     else:
-        img = (warp or plain_warp)(frame, to_zone, size)
+        img = plain_warp(frame, to_zone, size)
     lab8 = _lab8(img)
     lab = _lab_of(lab8)
     # Lighter than the 60th percentile: on levels, lighter than the level at or below it (np.percentile lies between
@@ -1276,9 +1265,8 @@ class DiceTreasureReader:
         self._identified: dict[tuple[str, int], tuple[str, str, bool]] = {}
         #: Card spot -> the upright image of the card last identified surely there (its cut: :func:`_recut`).
         self._images: dict[tuple[str, int], _Card] = {}
-        #: The frame's warps into glances, zones and card regions, their sample maps kept while the mats' homographies
-        #: are (a still camera): the 20 glances of a 2-player table and the regions of the cards read again.
-        self._warps = KeptWarps(kept=WARPS_KEPT)
+        #: The frame's warps into glances, their sample maps kept while the mats' homographies are (a still camera).
+        self._warps = KeptWarps()
 
     def forget(self) -> None:
         """Forget which card lies on which spot (a new round: new cards are dealt)."""
@@ -1332,6 +1320,7 @@ class DiceTreasureReader:
         else:
             wanted = set(among) if among is not None else None
         self.pictures = {}
+        self._warps.sweep()  # the glances' maps of homographies no longer in use go
         deck_cards = tuple(c for c in self.deck.motif_cards if wanted is None or c.id in wanted)
         problems = _table_problems(registration)
         loose_dice: dict[str, tuple[LooseDie, ...]] = {}
@@ -1361,7 +1350,7 @@ class DiceTreasureReader:
                         # Nothing but paper on the spot: no card to look for (the middle is empty most of a game).
                         self._glances[(zone.key, spot)] = (glances[(zone.key, spot)], ([], None))
                         continue
-                    reading, image = read_card(frame, view.fit, zone, spot, self.colours, self._warps)
+                    reading, image = read_card(frame, view.fit, zone, spot, self.colours)
                     spot_problems = [f"{zone.label}, card {spot + 1}: {p}" for p in reading.problems]
                     problems.extend(spot_problems)
                     if reading.found and image is not None:
@@ -1372,7 +1361,7 @@ class DiceTreasureReader:
                 glance, last = self._glance(zone.key, frame, view.fit, zone.rect)
                 if last is None:
                     last = read_loose(frame, view.fit, zone, self.recognizer, self.detector,
-                                      _inside_glance(self.pictures[zone.key]), self._warps)
+                                      _inside_glance(self.pictures[zone.key]))
                     self._glances[zone.key] = (glance, last)
                 loose_dice[zone.key] = last
         loose_dice = by_frame_colours(loose_dice)
@@ -1428,7 +1417,7 @@ class DiceTreasureReader:
         card = self.deck.card(known[0])
         changed = cv2.absdiff(glance, last_glance).max(axis=2) > GLANCE_CHANGE * GLANCE_BOX_AREA
         hit = changed_spaces(card, image, changed)
-        cut = _recut(frame, fit, rect, image, self._warps) if hit else None
+        cut = _recut(frame, fit, rect, image) if hit else None
         if cut is None:
             return None
         # Every die on the card is read again, not only the changed spaces': the die reader reads a card's dice as

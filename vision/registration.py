@@ -640,21 +640,31 @@ class KeptWarps:
     still), every frame is cut along the same sample points: the maps (OpenCV's own fixed-point form, worked out
     as ``warpPerspective`` works them out) are made once and ``cv2.remap`` reuses them, about 60% of the warp's
     time on one core (the bench's Dice Treasure tables: every one of 23.4 million values the same as the warp's).
-    At most ``kept`` transforms are kept, the least recently used dropped (each costs 6 bytes a picture pixel)."""
+    For the pictures cut from every frame (a reader's glances); :meth:`sweep` once a frame drops the maps the last
+    frame did not use (a homography re-fitted, a zone no longer looked at), so only the pictures in use are kept
+    (6 bytes a picture pixel), and at most ``kept`` of them."""
 
-    def __init__(self, kept: int = 32) -> None:
+    def __init__(self, kept: int = 64) -> None:
         self.kept = kept
         self._maps: dict[tuple[bytes, tuple[int, int]], tuple[np.ndarray, np.ndarray]] = {}
+        self._used: set[tuple[bytes, tuple[int, int]]] = set()
+
+    def sweep(self) -> None:
+        """A new frame: forget the maps the frame before did not use."""
+        for key in [k for k in self._maps if k not in self._used]:
+            del self._maps[key]
+        self._used.clear()
 
     def __call__(self, frame: np.ndarray, transform: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         """``frame`` warped by ``transform`` (frame pixels -> picture pixels) into a picture of ``size`` (w, h)."""
         key = (np.asarray(transform, np.float64).tobytes(), (int(size[0]), int(size[1])))
-        maps = self._maps.pop(key, None)
+        maps = self._maps.get(key)
         if maps is None:
-            maps = _fixed_point_maps(np.asarray(transform, np.float64), key[1])
             if len(self._maps) >= self.kept:
-                del self._maps[next(iter(self._maps))]  # dicts keep insertion order: the least recently used
-        self._maps[key] = maps
+                return cv2.warpPerspective(frame, transform, key[1], flags=cv2.INTER_LINEAR,
+                                           borderMode=cv2.BORDER_REPLICATE)
+            maps = self._maps[key] = _fixed_point_maps(np.asarray(transform, np.float64), key[1])
+        self._used.add(key)
         return cv2.remap(frame, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
