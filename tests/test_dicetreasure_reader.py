@@ -419,3 +419,34 @@ def test_fast_colour_arithmetic_is_numpy_bit_for_bit() -> None:
         d = lab - colour.astype(np.float32)
         d[..., 0] *= r.LIGHTNESS_WEIGHT
         assert np.array_equal(r._distance(lab, colour), np.sqrt(np.einsum("...c,...c->...", d, d)))
+
+
+def test_a_spot_matching_no_card_takes_the_one_card_of_its_colour_left_on_its_mat(monkeypatch: Any) -> None:
+    """A card spot whose print matched no card well enough (dice and blur over it), on a mat whose cards the game
+    names, is the one card of that mat of the colour read clearly that no other spot took, in doubt (never sure);
+    with no mat named, or two such cards left, it stays "not a card of the deck"."""
+    import vision.dicetreasure_read as dtr
+    from vision.dicetreasure_read import CardReading
+
+    reader = DiceTreasureReader(DECK)
+    orange = [c.id for c in DECK.motif_cards if c.background == "orange"]
+    others = [c.id for c in DECK.motif_cards if c.background not in ("orange",)][:2]
+    assert len(orange) >= 3
+    mat = frozenset((orange[0], orange[1], *others))
+    zone = type("Z", (), {"key": "motif-cards-1", "label": "Anna's cards"})()
+    readings = [CardReading("motif-cards-1", spot, True, "orange", 1.0, coins_confidence=1.0, layout_confidence=1.0)
+                for spot in (0, 1)]
+    seen: list[Any] = [(("motif-cards-1", spot), zone, readings[spot], object()) for spot in (0, 1)]
+
+    def match(reading: Any, card: Any, _: Any) -> float:  # spot 0 is clearly orange[1]; spot 1 matches nothing
+        return 0.9 if reading.spot == 0 and card.id == orange[1] else 0.2
+
+    monkeypatch.setattr(dtr, "_match", match)
+    monkeypatch.setattr(dtr, "turned", lambda reading, image: (reading, image))
+    cards = [c for c in DECK.motif_cards]
+    found = reader._assign(seen, cards, True, {"motif-cards-1": mat})
+    assert found[0].card == orange[1] and found[0].confidence >= SURE
+    assert found[1].card == orange[0] and found[1].confidence < SURE
+    assert reader._assign(seen, cards, True, None)[1].card is None  # no mat named: no card
+    two_left = frozenset((orange[0], orange[1], orange[2], *others))
+    assert reader._assign(seen, cards, True, {"motif-cards-1": two_left})[1].card is None

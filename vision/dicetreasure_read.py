@@ -1551,6 +1551,10 @@ class DiceTreasureReader:
         result = []
         for n, identity in enumerate(out):
             if identity is None:
+                identity = self._left_for(seen[n], scores[n], per_zone, {c.id for c in deck_cards} - taken)
+                if identity is not None:
+                    taken.add(str(identity.card))
+            if identity is None:
                 best = max(scores[n].items(), key=lambda kv: kv[1], default=((False, None), 0.0))
                 identity = Identification(None, best[1], best[0][1], 0.0, seen[n][2].upside_down)
             else:
@@ -1559,6 +1563,26 @@ class DiceTreasureReader:
                     self.known[seen[n][0]] = self._identified[seen[n][0]]
             result.append(identity)
         return result
+
+
+    def _left_for(self, spot: tuple[tuple[str, int], Zone, CardReading, _Card | None],
+                  scores: Mapping[tuple[bool, str], float], per_zone: Mapping[str, frozenset[str]] | None,
+                  free: AbstractSet[str]) -> Identification | None:
+        """A spot that matched no card well enough, on a mat whose cards the caller names (``per_zone``): the one card
+        of that mat of the colour read clearly that is still ``free`` (no other spot took it), in doubt (never sure:
+        the game or the players settle it). Dice covering most of a card's print under blur left its match too poor,
+        and the spot was "not a card of the deck" on every table of a round (tuning 5004, blur 1.2: Anna's orange-1
+        beside her orange-9, 47 tables); None where no card or more than one is left of that colour."""
+        key, _, reading, _ = spot
+        allowed = per_zone.get(key[0]) if per_zone is not None else None
+        if allowed is None or not reading.background or reading.background_confidence < SURE:
+            return None
+        left = [c for c in sorted(allowed & free) if self.deck.card(c).background == reading.background]
+        if len(left) != 1:
+            return None
+        card_id = left[0]
+        flip = scores.get((True, card_id), 0.0) - 0.1 > scores.get((False, card_id), 0.0)
+        return Identification(card_id, scores.get((flip, card_id), 0.0), None, 0.5, reading.upside_down != flip)
 
 
 #: A mat located with some markers missing, or with the markers seen to one side, is still read when its mapping is
