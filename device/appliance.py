@@ -258,6 +258,7 @@ class Pipeline:
         # for what they have done, never for a turn not yet played (it would run the game ahead of the table).
         shown = frame.truth.get("done") if isinstance(frame.truth, Mapping) else None
         told = False  # the players said what lay where the device asked: the same question's answer is no new one
+        pressed = False  # CONFIRM pressed once already on this table
         for _ in range(8):
             self._apply_waiting()  # a step the players tap on the page anyway is no answer
             if not self.session.table.pending:
@@ -272,6 +273,13 @@ class Pipeline:
                 except (GameError, SessionError) as exc:
                     self.session.warn(str(exc))
                     return
+                continue
+            if not pressed and adapter is not None and adapter.confirmable(
+                    self.session.state, self.truths, self.session.table.problems, self.session.table.seen):
+                # Every question is a reading in doubt that is right: the players press CONFIRM, as asked.
+                self.answers += 0 if told else 1
+                told = pressed = True
+                self.session.confirm_table()
                 continue
             done = self.true_steps()
             if done >= len(self.expected_actions) or not self.session.table.pending:

@@ -693,3 +693,33 @@ def test_the_same_game_whatever_order_the_common_reserves_dice_lie_in() -> None:
     assert not adapter.same_state(a, replace_state(state, common=(Die(6, "blue"), Die(1, "blue"), Die(4, "red"))))
     assert not adapter.same_state(a, replace_state(state, common=heap[:2]))
     assert not adapter.same_state(a, replace_state(a, phase=next(p for p in type(a.phase) if p is not a.phase)))
+
+
+def test_replay_players_confirm_only_what_they_were_asked_and_is_right() -> None:
+    """The replay's players press CONFIRM when every question is a reading in doubt the page offers CONFIRM for and
+    what the device says it looks like is what lies there (the frame's truth), never otherwise: a card that looks
+    like the one lying there, a space's die as it lies, a loose zone's dice in any order; a wrong guess, a question
+    of another kind, or no truth, and they answer with the record's next action instead."""
+    from device.tables.dicetreasure import CardsView
+
+    adapter = adapter_for(GAME)
+    state = GAME.initial_state(["Anna", "Ben"], {}, seed=1)
+    seen = CardsView({})
+    truth = {"cards": [{"zone": "middle", "spot": 5, "card": "indigo-3", "dice": [None, "red:2", "blue:2"]}],
+             "tray": ["green:3", "yellow:2"], "common": [], "reserves": {"1": ["green:1"], "2": []}}
+    card = "middle card 6: looks like indigo-3 but could be orange-6: straighten it or press CONFIRM"
+    space = "card indigo-3 space 2: face hard to read (looks like 2) (looks red:2): correct it or press CONFIRM"
+    empty = ("card indigo-3 space 1: something covers the space, but no die is read (looks empty): correct it or "
+             "press CONFIRM")
+    tray = "the dice in the tray are hard to read (look yellow:2 green:3): correct them on the page or press CONFIRM"
+    assert adapter.confirmable(state, [truth], [card, space, empty, tray], seen)
+    assert adapter.confirmable(state, [truth], [card], seen)
+    wrong = [card.replace("card 6", "card 7"), space.replace("red:2)", "red:3)"), tray.replace("green:3", "green:4"),
+             "card indigo-3 space 2: something covers the space, but no die is read (looks empty): correct it or "
+             "press CONFIRM"]
+    for question in wrong:
+        assert not adapter.confirmable(state, [truth], [card, question], seen), question
+    other = "the tray holds 1 dice; Ben draws 4 now: roll them all in the tray"
+    assert not adapter.confirmable(state, [truth], [card, other], seen)
+    assert not adapter.confirmable(state, [], [card], seen)
+    assert not adapter.confirmable(state, [truth], [], seen)

@@ -106,6 +106,13 @@ class TableAdapter(ABC):
         that only record what is seen. Default: nothing."""
         return ()
 
+    def confirmable(self, state: Any, truths: Sequence[Any], asked: Sequence[str], seen: Any) -> bool:
+        """Whether the players of a recording, asked ``asked`` about the table read as ``seen``, would press CONFIRM:
+        every question is about a reading in doubt that CONFIRM accepts as read, and each such reading is what lies
+        there (``truths``: the recording's truth of every frame so far, the last one now's). Default: never (the
+        players answer with the recording's next action)."""
+        return False
+
     def same_state(self, a: Any, b: Any) -> bool:
         """Whether two states are the same game (a replay's players use it to tell steps the device took as fewer
         actions). Default: equal."""

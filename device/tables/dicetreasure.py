@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -187,6 +188,16 @@ class CardsView:
                 if not s.sure and not s.corrected and (s.card, s.space) not in settled]
 
 
+#: The questions CONFIRM answers by taking the reading as read (:meth:`DiceTreasureTable.confirmable`): a card
+#: identified in doubt, a space's die, a loose zone's dice (the texts :class:`CardsView` and the adapter put).
+_CARD_ASKED = re.compile(r"^(?P<zone>\S+) card (?P<spot>\d+): looks like (?P<card>\S+) but could be .*: straighten it "
+                         r"or press CONFIRM$")
+_SPACE_ASKED = re.compile(r"^card (?P<card>\S+) space (?P<space>\d+): .*\(looks (?P<die>[^() ]+)\): correct it or "
+                          r"press CONFIRM$")
+_ZONE_ASKED = re.compile(r"^the dice in the (?P<zone>[a-z0-9 ]+) are hard to read \(look (?P<dice>[^()]*)\): correct "
+                         r"them on the page or press CONFIRM$")
+
+
 def _parse_die(value: Any) -> Die | None:
     """A player's correction: a Die, ``"COLOUR:VALUE"``, or None / ``""`` / ``"empty"`` for no die."""
     if value is None or isinstance(value, Die):
@@ -307,6 +318,41 @@ class DiceTreasureTable(TableAdapter):
         cards = len(data.get("motif_cards", []))
         return (f"own deck: {data.get('name') or 'our box'}, {cards} motif cards"
                 + (" (partial)" if cards < MOTIF_CARD_COUNT else ""))
+
+    def confirmable(self, state: Any, truths: Sequence[Any], asked: Sequence[str], seen: Any) -> bool:
+        """Every question is a reading in doubt the page offers CONFIRM for (a card that looks like one but could be
+        another, a space's die, a loose zone's dice) and what the device says it looks like is what lies there (the
+        recording's truth): the players press CONFIRM, as the question asks them to, having checked what they were
+        asked about (and only that, as people at the table would). A card so confirmed is kept by the reader for
+        the round (:meth:`_know_cards`): the same question was otherwise put again on every table while the dice on
+        the card stayed in doubt (tuning 5004 under blur 1.2: two middle cards asked on 14 tables in a row,
+        answered each time by the next action, which does not say which card is which)."""
+        truth = truths[-1] if truths else None
+        if not asked or not isinstance(seen, CardsView) or not isinstance(truth, Mapping):
+            return False
+        lying = {(str(c.get("zone")), int(c.get("spot", -1)) + 1): str(c.get("card")) for c in truth.get("cards", ())}
+        on_card = {str(c.get("card")): list(c.get("dice") or ()) for c in truth.get("cards", ())}
+        loose = {"tray": truth.get("tray", ()), "common reserve": truth.get("common", ()),
+                 **{f"reserve {seat}": dice for seat, dice in (truth.get("reserves") or {}).items()}}
+        for question in asked:
+            card = _CARD_ASKED.match(question)
+            space = _SPACE_ASKED.match(question)
+            zone = _ZONE_ASKED.match(question)
+            if card is not None:
+                right = lying.get((card["zone"], int(card["spot"]))) == card["card"]
+            elif space is not None:
+                dice = on_card.get(space["card"], [])
+                n = int(space["space"])
+                looks = None if space["die"] == "empty" else space["die"]
+                right = 0 < n <= len(dice) and dice[n - 1] == looks
+            elif zone is not None:
+                read = [] if zone["dice"] == "empty" else zone["dice"].split()
+                right = Counter(read) == Counter(str(d) for d in loose.get(zone["zone"], ()) if d)
+            else:
+                return False
+            if not right:
+                return False
+        return True
 
     def same_state(self, a: Any, b: Any) -> bool:
         """The same game whatever order a pile of dice lies in (the common reserve is a heap: an exchange and an
