@@ -8,25 +8,30 @@ from __future__ import annotations
 
 import math
 import random
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
 from device.errors import SessionError
 from device.tables import Explained, adapter_for
-from device.tables.pyradice import EMPTY_UNDER_BELIEF, SWAPPED, TableSeen
+from device.tables.pyradice import EMPTY_UNDER_BELIEF, OCCUPANCY_UNCLEAR, SWAPPED, TableSeen
 from engine.dice import Die
 from engine.game import find_game
 from engine.pyradice.pyramid import SLOTS
-from engine.pyradice.state import PyradiceState
+from engine.pyradice.state import Phase, PyradiceState
 from vision.lab.mat_render import random_view
 from vision.lab.pyradice_measure import score_frame
 from vision.lab.pyradice_render import TableFrame, random_table_style, render_table, seeded_state
 from vision.pyradice_read import (
     EMPTY,
     PRESENT,
+    PRINT_PX,
+    UNLIKE_EMPTY,
     BoardReading,
     BrickLattice,
     DieRead,
@@ -36,10 +41,14 @@ from vision.pyradice_read import (
     QuarryReading,
     ReserveReading,
     SlotReading,
+    _occupancy,
+    _print_decides,
     _teach_from_truth,
+    _top_and_print,
+    _unlike_print,
     fit_lattice,
 )
-from vision.registration import MarkerFinder, locate
+from vision.registration import MarkerFinder, ZoneTracker, locate
 
 SIZE = (1280, 960)
 
@@ -660,3 +669,120 @@ def test_the_die_in_hand_read_in_doubt_in_its_slot_is_asked_in_words_of_its_own(
     quiet = table.explain(taken, table.observe(
         [replace(reading, boards=tuple(mover if b.seat == seat else b for b in reading.boards))], moved=True))
     assert quiet.actions == () and quiet.problems == ()
+
+
+def _recorded_turns(seed: int, players: int, placements: int) -> tuple[list[np.ndarray], list[Any], Any]:
+    """A recorded table's pictures (``companion record``'s camera, boards and look): the set-up, then the table after
+    each of the first ``placements`` placements; their truths, and the colours taught at set-up."""
+    from device.record_pyradice import _Recorder, _teaching, _teaching_state, play
+
+    game = find_game("pyradice")
+    rec = _Recorder(Path(tempfile.mkdtemp(prefix="pyradice-prints-")), seed, players, None, SIZE)
+    lessons = _teaching(rec, _teaching_state(seed, players))
+    state, actions = play(seed, players)
+    images, truths = [], []
+    placed = -1
+    for action in actions:
+        if placed < 0 and state.phase is not Phase.ROLL_OFF:
+            placed = 0
+            _, _, drawn = rec.render(state, hand=False)
+            images.append(drawn.image)
+            truths.append(drawn.truth)
+        state = game.apply(state, action)
+        if action.kind == "place":
+            placed += 1
+            _, _, drawn = rec.render(state, hand=False)
+            images.append(drawn.image)
+            truths.append(drawn.truth)
+            if placed == placements:
+                break
+    return images, truths, lessons
+
+
+def test_a_light_die_on_a_light_board_is_found_against_its_slots_empty_print() -> None:
+    """Tuning recording 6402 (2 players): white and gray dice on light cream boards, 18.5 px across in the frame.
+    Their bodies lie 5 to 12.5 from the board's colour, the detector finds them faintly and no pips are counted:
+    "cannot tell whether a die is there". Against its slot's own empty print, remembered from the set-up picture,
+    a die's top changes every part of it: a die is there, sure (once the board's lattice is fitted on dice); and no
+    slot is read so where no die lies. Each picture is read as the device reads it: the places a placement did not
+    change carried from the table before (the change gate's part), the new die's slot read."""
+    images, truths, lessons = _recorded_turns(6402, 2, 12)
+    readers = [PyradiceReader(2), PyradiceReader(2)]  # the second forgets every print before each picture
+    for r in readers:
+        r.teach(lessons.items())
+    tracker = ZoneTracker("pyradice", 2)
+    found_by_print = 0
+    before: dict[tuple[Any, ...], Any] = {}
+    for k, (image, truth) in enumerate(zip(images, truths, strict=True)):
+        reg = tracker.update(image)
+        now = {("slot", seat, s): board.dice.get(s) for seat, board in truth.boards.items() for s in SLOTS}
+        known = {place: die for place, die in now.items() if place in before and before[place] == die}
+        readers[1].prints.clear()
+        reading, afresh = (r.read(image, reg, known=known) for r in readers)
+        before = now
+        for board, plain in zip(reading.boards, afresh.boards, strict=True):
+            for s, p in zip(board.slots, plain.slots, strict=True):
+                true = truth.boards[board.seat].dice.get(s.slot)
+                if not s.unsure:  # no sure reading is wrong, nor a die sure where none lies
+                    assert s.occupied == (true is not None), (k, board.seat, s.slot, s.reason)
+                if true is not None and p.unsure and p.reason == OCCUPANCY_UNCLEAR:
+                    found_by_print += s.occupied and s.reason != OCCUPANCY_UNCLEAR
+    assert found_by_print >= 2  # placed dice the print-less reader cannot tell about, found against their prints
+
+
+def test_a_die_changes_every_part_of_its_slots_empty_print_a_neighbours_shadow_only_some() -> None:
+    """How unlike its slot's empty print a top looks: the least changed of its nine parts. A die's top (a lighter
+    body with pips, on a light board: its body only some 15 grey levels from the board) changes every part; the
+    print seen two pixels off, or a neighbour's shadow over a third of it, leaves some part as it was."""
+    rng = np.random.default_rng(5)
+    board = np.full((PRINT_PX, PRINT_PX), 180.0, np.float32)
+    cv2.rectangle(board, (14, 14), (41, 41), 150.0, 1)  # the printed recess
+    board += rng.normal(0, 1.5, board.shape).astype(np.float32)
+    corner = (100, 200)
+    centre = (100 + PRINT_PX / 2, 200 + PRINT_PX / 2)
+    zone = np.full((400, 400), 180.0, np.float32)
+
+    def placed(patch: np.ndarray, at: tuple[int, int] = (0, 0)) -> np.ndarray:
+        out = zone.copy()
+        out[200 + at[1]:200 + at[1] + PRINT_PX, 100 + at[0]:100 + at[0] + PRINT_PX] = patch
+        return out + rng.normal(0, 1.0, out.shape).astype(np.float32)  # the camera's noise, picture by picture
+
+    def unlike(now: np.ndarray) -> float:
+        pair = _top_and_print(now, (board, corner), centre)
+        assert pair is not None
+        return _unlike_print(*pair)
+
+    assert unlike(placed(board)) < 3.0
+    assert unlike(placed(board, (2, -2))) < 3.0  # registration's jitter, a lattice refitted
+    shadow = board.copy()
+    shadow[:, :22] -= 40.0
+    assert unlike(placed(shadow)) < 3.0
+    die = board.copy()
+    die[12:44, 12:44] = 196.0
+    for x, y in ((20, 20), (36, 36), (28, 28), (20, 36), (36, 20)):
+        cv2.circle(die, (x, y), 2, 60.0, -1)
+    assert unlike(placed(die)) >= UNLIKE_EMPTY
+
+
+def test_the_print_decides_where_the_others_cannot_tell_never_against_their_sure_reading() -> None:
+    """The print's "a die is there" (UNLIKE_EMPTY or more): a sure die where the other measures cannot tell; in doubt
+    against their sure empty (never overruled), where the face model clearly sees no die, or the mat is covered;
+    below UNLIKE_EMPTY no vote. More than UNLIKE_MOST slots of a board decided by it at once (a board moved, the light
+    changed): none is."""
+    board = np.array([68.0, 2.0, 14.0])
+    unclear = (0.9, 0.4, None, (72.0, 2.0, 17.0), board)  # a faint find, the body 4 from the board's colour
+    assert _occupancy(*unclear)[2] is False
+    assert _occupancy(*unclear, unlike=UNLIKE_EMPTY)[::2] == (True, True)
+    assert _occupancy(*unclear, unlike=UNLIKE_EMPTY - 1) == _occupancy(*unclear)
+    assert _occupancy(*unclear, unlike=UNLIKE_EMPTY, covered=True)[::2] == (True, False)
+    no_die = (0.3, 0.4, None, (72.0, 2.0, 17.0), board)  # the face model's clear "not a die"
+    assert _occupancy(*no_die, unlike=20.0)[2] is False
+    empty = (0.9, 0.0, None, (69.0, 2.0, 14.0), board)  # nothing found, the board's own colour: sure empty
+    assert _occupancy(*empty)[::2] == (False, True)
+    assert _occupancy(*empty, unlike=40.0)[::2] == (False, False)
+    plain = {k: _occupancy(*unclear) for k in range(6)}
+    judged = {k: _occupancy(*unclear, unlike=20.0) for k in range(6)}
+    few, by_print = _print_decides(plain, {**plain, 0: judged[0], 1: judged[1]})
+    assert by_print == [0, 1] and few[0][2] and few[1][2]
+    many, by_print = _print_decides(plain, judged)
+    assert by_print == [] and many == plain

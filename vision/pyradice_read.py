@@ -12,7 +12,10 @@ device asks instead of guessing.
   per zone (:class:`BrickLattice`) and refined as more dice appear; which lattice cell is slot (1, 0) comes
   from the printed outline the board lies in (the board is centred in it). Each slot is then cut with the
   die reader's crop rule (:func:`vision.crop.crop_die`) and read by the face model (face and "not a die"),
-  the classical pip count and the colour measure; the detector is a second opinion on occupancy.
+  the classical pip count and the colour measure; the detector is a second opinion on occupancy. Each slot's
+  empty print is remembered where it is seen empty (the set-up picture: every board begins empty), and a slot's
+  top unlike it in every part is a die (a light die on a light board, small in the frame, that no other measure
+  finds surely); the print never overrules the other measures' sure reading.
 - **The quarry.** Its dice stand in three layers; a die of layer L is ``L`` die heights above the table,
   so its top is seen larger and moved away from the point under the camera. The camera's centre is
   estimated from the mat's homography (principal point at the frame's centre, square pixels) and the
@@ -89,6 +92,29 @@ DETECT_THRESHOLD = 0.15
 FOUND = 0.5
 #: A find below this score is no die (an empty recess of the board scores up to about 0.45).
 FAINT = 0.3
+#: A slot's empty print as the reader remembers it (``PyradiceReader.prints``): a grey patch of the rectified zone
+#: this many px square around where a die's top is seen there (28 mm: a lattice refitted since by up to 4 mm still
+#: finds its slot's top in it).
+PRINT_PX = 56
+#: What is compared with it: a die's top (16 mm), the best of the shifts within PRINT_SHIFT px either way
+#: (registration's jitter, a lattice refitted by a pixel or two), in three by three parts.
+TOP_PX = 32
+PRINT_SHIFT = 3
+#: A die's top changes every part of its slot's empty print; a neighbour's side or shadow, a print seen a pixel or
+#: two off, only some parts. The least changed of the nine parts (grey levels, after the board's common change of
+#: light) at or above this is "a die is there". On every slot of every still picture of seven tuning recordings
+#: (6402, 6001, 5911, the first two at scale 0.8 too, 5802, 6404), each against the print of the game's first
+#: picture: empty slots at most 5.2, and 3.9 where the print would decide (the other measures unsure, the face model
+#: not saying "no die"); of the dice the other measures could not tell about, 2444 of 2474 at 8 or more (6404's
+#: empties above it all lay on boards a cell off, fitted on one die or none: PRINT_LATTICE_DICE). See
+#: docs/pyradice-table.md, ninth round.
+UNLIKE_EMPTY = 8.0
+#: More slots of one board than this "a die is there" by the print alone (the other measures not sure of a die):
+#: the board was moved on its mat or the light changed, not dice placed (a turn places one die, a skill swaps at
+#: most two); none of them is taken so.
+UNLIKE_MOST = 3
+#: The print votes only on a board whose lattice was fitted on at least this many dice (see read_board).
+PRINT_LATTICE_DICE = 2
 #: The change gate's patch of a slot or quarry position (px of the rectified zone): the middle of a die's top,
 #: 14 mm of its 16, so that a neighbour's sides and shadow stay out of it.
 PATCH_PX = 28
@@ -508,6 +534,9 @@ class PyradiceReader:
         self.ppm = px_per_mm
         self.lattices: dict[int, BrickLattice] = {}
         self.board_labs: dict[int, np.ndarray] = {}
+        #: (seat, slot) -> the slot's empty print: a grey patch of the board's rectified zone (PRINT_PX square) and
+        #: the zone px of its top-left corner. Taken where the slot is seen empty (see :meth:`_remember_prints`).
+        self.prints: dict[tuple[int, Slot], tuple[np.ndarray, tuple[int, int]]] = {}
         #: The quarry grid last fitted (for drawing; each frame fits its own from the mat's homography).
         self.quarry_grid: tuple[np.ndarray, float, float, np.ndarray, float] | None = None
         self._grid: _QuarryGrid | None = None  # the last fitted one itself: where the change gate's patches lie
@@ -644,6 +673,8 @@ class PyradiceReader:
         # The zone grown by a margin: die tops a tilted camera sees beyond the board zone's edge are still read.
         view = _grown(view, ZONE_MARGIN_MM)
         kept = self.lattices.get(seat)
+        if kept is None:  # a board not read yet (a new table, its geometry forgotten): no print of another is its
+            self.prints = {key: v for key, v in self.prints.items() if key[0] != seat}
         if kept is not None and all(s in known for s in SLOTS):
             pts = _to_frame(view, np.array([kept.centre(s) for s in SLOTS]) * ppm, ppm)
             return BoardReading(seat, tuple(_carried_slot(s, known[s], (float(x), float(y)))
@@ -703,16 +734,28 @@ class PyradiceReader:
         board_lab = self._board_colour(seat, bare)
         # Markers of the mat not seen: something lies over the mat, perhaps over the board too.
         covered = not view.fit.complete_markers
-        # Whether a die is there is the first look's (pips, detector, colour, "not a die"): judged before the
-        # faces, so that only the slots read occupied get the face model's second look.
-        judged = {k: _occupancy(1.0 - float(not_die[k]), near[k], looked.pips[j].count, looked.labs[j], board_lab,
-                                EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered)
-                  for j, k in enumerate(wanted)}
+        # Each slot's picture against its own empty print, remembered (a light die on a light board, small in the
+        # frame, is found by no other measure surely: tuning 6402's white and gray dice at 18.5 px).
+        grey = cv2.cvtColor(zone, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        # Only on a board whose lattice was fitted on PRINT_LATTICE_DICE dice or more: on one fitted on none (its
+        # slots from the printed outline alone, a cell off at times: tuning 6404, Anna's first die seen at 1,1 for
+        # 1,2) the print would make a die sure in the wrong slot, where rule 5 of the adapter asks.
+        fitted_on = kept.dice if kept is not None else 0
+        unlike = self._unlike_prints(grey, seat, targets, wanted, known) if fitted_on >= PRINT_LATTICE_DICE else {}
+        # Whether a die is there is the first look's (pips, detector, colour, "not a die") and the print's: judged
+        # before the faces, so that only the slots read occupied get the face model's second look.
+        judged, plain = {}, {}
+        for j, k in enumerate(wanted):
+            votes = (1.0 - float(not_die[k]), near[k], looked.pips[j].count, looked.labs[j], board_lab,
+                     EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered)
+            plain[k] = _occupancy(*votes)
+            judged[k] = _occupancy(*votes, unlike=unlike.get(k), covered=covered)
+        judged, by_print = _print_decides(plain, judged)
         some = self._finish(crops, looked, [j for j, k in enumerate(wanted) if judged[k][0]])
         reads_of: dict[int, DieRead] = {}
         for k, r in zip(wanted, some, strict=True):
             c = centred[k]
-            reads_of[k] = r if c is not None or r.pips == r.value or r.unsure else \
+            reads_of[k] = r if c is not None or r.pips == r.value or r.unsure or k in by_print else \
                 replace(r, unsure=True, reason="found by no measure but the face model")
         slots = []
         for k, slot in enumerate(SLOTS):
@@ -733,6 +776,8 @@ class PyradiceReader:
             # carried unchanged is not: its own picture is as it was).
             slots = [s if s.unsure or s.slot in known else
                      replace(s, unsure=True, reason="something covers part of the mat") for s in slots]
+        self._remember_prints(grey, seat, targets, slots, known,
+                              {k for k in wanted if EDGES_EMPTY <= edges[k] < EDGES_FULL and not covered})
         held = sum(1 for s in slots if s.occupied and not s.unsure)
         if fitted is not keep and self.lattices.get(seat) is lattice and lattice.dice > held:
             # A lattice counts as fitted on no more dice than are read on it: an empty board's printed recesses
@@ -759,6 +804,42 @@ class PyradiceReader:
                 self.board_labs[seat] = median
             return median
         return self.board_labs.get(seat)
+
+    def _unlike_prints(self, grey: np.ndarray, seat: int, targets: Sequence[DieCandidate], wanted: Sequence[int],
+                       known: Mapping[Slot, Die | None]) -> dict[int, float]:
+        """Per slot to read (index into SLOTS) whose empty print is remembered and still covers its top: how unlike
+        it the slot's top looks now (:func:`_unlike_print`), after the board's common change of light (the median
+        over the slots carried empty, when four or more)."""
+        tops: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for k, slot in enumerate(SLOTS):
+            kept = self.prints.get((seat, slot))
+            if kept is None or (k not in wanted and known.get(slot, 0) is not None):
+                continue
+            pair = _top_and_print(grey, kept, targets[k].centre)
+            if pair is not None:
+                tops[k] = pair
+        ratios = [float(now.mean()) / max(float(ref[PRINT_SHIFT:-PRINT_SHIFT, PRINT_SHIFT:-PRINT_SHIFT].mean()), 8.0)
+                  for k, (now, ref) in tops.items() if k not in wanted]
+        gain = float(np.clip(np.median(ratios), 0.5, 2.0)) if len(ratios) >= 4 else 1.0
+        return {k: _unlike_print(*tops[k], gain) for k in wanted if k in tops}
+
+    def _remember_prints(self, grey: np.ndarray, seat: int, targets: Sequence[DieCandidate],
+                         slots: Sequence[SlotReading], known: Mapping[Slot, Die | None], bare: set[int]) -> None:
+        """Remember the empty print of every slot seen empty: carried empty (the game has none there and its
+        picture did not change since the game agreed), read empty and sure, or, the first time this board is read
+        (the game's start: every board begins empty), read empty with the printed recess seen and the mat whole.
+        A print taken where a die lay unseen would only keep that die from being found by it; a print is never
+        taken under a hand (the recess's lines and every marker seen)."""
+        first = not any(key[0] == seat for key in self.prints)
+        for k, s in enumerate(SLOTS):
+            reading = slots[k]
+            seen_empty = not reading.occupied and (not reading.unsure or (first and k in bare))
+            if not (known.get(s, 0) is None or seen_empty):
+                continue
+            cx, cy = (round(v) for v in targets[k].centre)
+            x0, y0 = cx - PRINT_PX // 2, cy - PRINT_PX // 2
+            if x0 >= 0 and y0 >= 0 and x0 + PRINT_PX <= grey.shape[1] and y0 + PRINT_PX <= grey.shape[0]:
+                self.prints[(seat, s)] = (grey[y0:y0 + PRINT_PX, x0:x0 + PRINT_PX].copy(), (x0, y0))
 
     def _die_side(self, found: Sequence[DieCandidate], lattice: BrickLattice) -> float:
         """The die tops' side in mm: the detector's median, kept within reason of the lattice's pitch."""
@@ -999,6 +1080,7 @@ class PyradiceReader:
         """A new table or a moved one: the boards' lattices, their colour and the quarry's grid are found anew."""
         self.lattices.clear()
         self.board_labs.clear()
+        self.prints.clear()
         self._grid = None
         self.quarry_grid = None
 
@@ -1039,7 +1121,7 @@ class PyradiceReader:
 
 
 def _occupancy(p_die: float, found: float, pips: int | None, lab: Any, bare: np.ndarray | None,
-               board_seen: bool = True) -> tuple[bool, float, bool]:
+               board_seen: bool = True, unlike: float | None = None, covered: bool = False) -> tuple[bool, float, bool]:
     """Is a die there, the share of the votes that say so, and whether that is sure (two or more votes and none
     against). Each measure votes or abstains: the classical pip count (pips found: a die; it abstains on many
     dice, so none found is no vote),
@@ -1047,7 +1129,13 @@ def _occupancy(p_die: float, found: float, pips: int | None, lab: Any, bare: np.
     colour where it is known (far: a die; near: empty), and the face model's "not a die" (a clear no: empty;
     its yes is no vote, as it takes an empty recess of the board for a die too). A sure empty also needs the
     board seen there (``board_seen``: its printed recess's lines, and every marker of the mat): a hand the
-    colour of the board would pass every other measure."""
+    colour of the board would pass every other measure.
+
+    ``unlike``: how unlike the slot's remembered empty print its top looks (:func:`_unlike_print`; None: no print).
+    At UNLIKE_EMPTY or more it says "a die": where the other measures cannot tell, a die is there, sure unless the
+    face model clearly sees none or the mat is covered (``covered``: a hand); it never overrules their sure
+    reading, and against a sure empty it leaves the slot in doubt. Below it, it is no vote (a die unseen when the
+    print was taken would look like it)."""
     die_votes = empty_votes = 0
     if pips is not None:
         die_votes += 1
@@ -1066,7 +1154,52 @@ def _occupancy(p_die: float, found: float, pips: int | None, lab: Any, bare: np.
     occupied = die_votes > empty_votes
     share = die_votes / max(die_votes + empty_votes, 1)
     sure = (die_votes >= 2 and not empty_votes) if occupied else (empty_votes >= 2 and not die_votes and board_seen)
-    return occupied, share, sure
+    if unlike is None or unlike < UNLIKE_EMPTY or (occupied and sure):
+        return occupied, share, sure
+    share = (die_votes + 1) / (die_votes + empty_votes + 1)
+    if sure:
+        return False, share, False  # the others are sure it is empty: never overruled, but no longer sure
+    return True, share, not covered and p_die > 1 - EMPTY_ABOVE
+
+
+def _print_decides(plain: Mapping[int, tuple[bool, float, bool]], judged: Mapping[int, tuple[bool, float, bool]]
+                   ) -> tuple[dict[int, tuple[bool, float, bool]], list[int]]:
+    """Each slot's presence with its print's vote (``judged``) against the other measures alone (``plain``), and the
+    slots the print made a sure die. More than UNLIKE_MOST of them on one board at once: the board moved on its mat
+    or the light changed (a turn places one die), and the print decides none of them."""
+    by_print = [k for k, v in judged.items() if v[0] and v[2] and not (plain[k][0] and plain[k][2])]
+    if len(by_print) > UNLIKE_MOST:
+        return {**judged, **{k: plain[k] for k in by_print}}, []
+    return dict(judged), by_print
+
+
+def _top_and_print(grey: np.ndarray, kept: tuple[np.ndarray, tuple[int, int]],
+                   centre: tuple[float, float]) -> tuple[np.ndarray, np.ndarray] | None:
+    """A slot's top now (TOP_PX square at ``centre``, zone px) and the part of its remembered print around it
+    (PRINT_SHIFT wider each way); None when the print does not reach it (the lattice was refitted farther) or the
+    top lies beyond the zone."""
+    patch, (x0, y0) = kept
+    tx, ty = round(centre[0]) - TOP_PX // 2, round(centre[1]) - TOP_PX // 2
+    rx, ry = tx - PRINT_SHIFT - x0, ty - PRINT_SHIFT - y0
+    wide = TOP_PX + 2 * PRINT_SHIFT
+    if (rx < 0 or ry < 0 or rx + wide > patch.shape[1] or ry + wide > patch.shape[0] or tx < 0 or ty < 0
+            or tx + TOP_PX > grey.shape[1] or ty + TOP_PX > grey.shape[0]):
+        return None
+    return grey[ty:ty + TOP_PX, tx:tx + TOP_PX], patch[ry:ry + wide, rx:rx + wide]
+
+
+def _unlike_print(top: np.ndarray, ref: np.ndarray, gain: float = 1.0) -> float:
+    """How unlike a slot's empty print its top looks: at the shift that matches them best (normalised correlation,
+    within PRINT_SHIFT px), the mean grey difference of each of the top's three by three parts, the least of them.
+    A die's top changes every part (its body, pips and shading for the recess's print); a neighbour's side or
+    shadow, or the print a few pixels off, leaves some part as it was."""
+    ref = ref * np.float32(gain)
+    match = np.nan_to_num(cv2.matchTemplate(ref, top, cv2.TM_CCOEFF_NORMED), nan=-1.0)
+    dy, dx = np.unravel_index(int(np.argmax(match)), match.shape)
+    diff = np.abs(top - ref[dy:dy + TOP_PX, dx:dx + TOP_PX])
+    third = TOP_PX // 3
+    return min(float(diff[i * third:(i + 1) * third, j * third:(j + 1) * third].mean())
+               for i in range(3) for j in range(3))
 
 
 def _edges(crop: np.ndarray) -> float:
