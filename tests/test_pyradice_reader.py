@@ -786,3 +786,64 @@ def test_the_print_decides_where_the_others_cannot_tell_never_against_their_sure
     assert by_print == [0, 1] and few[0][2] and few[1][2]
     many, by_print = _print_decides(plain, judged)
     assert by_print == [] and many == plain
+
+
+def test_lattice_search_and_snap_choose_what_trying_every_candidate_chooses() -> None:
+    """The lattice's phase search (every pitch of a turn at once) and its snap to the outline (only the cells near
+    the best) choose, to the bit, what the plain loops over every candidate choose: random dice sets from none to a
+    full pyramid, a kept lattice's narrow grid and the wide one, a single die (every pitch scores alike: the first
+    best must stay the first), and the reference lattice itself (equidistant cells)."""
+    from vision.pyradice_read import MAX_TURN, PITCH_RANGE, BrickLattice, _phase_search, _snap_origin
+
+    def search_by_loop(centres: np.ndarray, weights: np.ndarray, pitches: Any, turns: Any) -> tuple[float, ...]:
+        best: tuple[float, ...] | None = None
+        for theta in turns:
+            c, s = math.cos(theta), math.sin(theta)
+            u = centres[:, 0] * c + centres[:, 1] * s
+            v = centres[:, 0] * s - centres[:, 1] * c
+            for p in pitches:
+                lv = v / p
+                ph_level = np.sum(weights * np.exp(2j * np.pi * lv))
+                la = u / p - np.round(lv - np.angle(ph_level) / (2 * np.pi)) / 2
+                ph_along = np.sum(weights * np.exp(2j * np.pi * la))
+                score = abs(ph_level) + abs(ph_along)
+                if best is None or score > best[0]:
+                    best = (score, float(theta), float(p), float(np.angle(ph_level) / (2 * np.pi)),
+                            float(np.angle(ph_along) / (2 * np.pi)))
+        assert best is not None
+        return best
+
+    def snap_by_loop(lattice: BrickLattice, ref: BrickLattice) -> tuple[float, float]:
+        ref_mid = np.array(ref.origin) + 2.5 * np.array(ref.step) + 2.5 * np.array(ref.up)
+        offset = 2.5 * np.array(lattice.step) + 2.5 * np.array(lattice.up)
+        best: tuple[float, tuple[float, float]] | None = None
+        for dk in range(-12, 13):
+            for di in range(-14, 15):
+                along = di + dk / 2
+                o = (lattice.origin[0] + along * lattice.step[0] + dk * lattice.up[0],
+                     lattice.origin[1] + along * lattice.step[1] + dk * lattice.up[1])
+                d = float(np.linalg.norm(np.array(o) + offset - ref_mid))
+                if best is None or d < best[0]:
+                    best = (d, o)
+        assert best is not None
+        return best[1]
+
+    rng = np.random.default_rng(20)
+    for trial in range(120):
+        pitch, turn = rng.uniform(16, 20), math.radians(rng.normal(0, 3))
+        step = (pitch * math.cos(turn), pitch * math.sin(turn))
+        up = (pitch * math.sin(turn), -pitch * math.cos(turn))
+        lattice = BrickLattice((float(rng.uniform(-30, 150)), float(rng.uniform(-30, 150))), step, up, 0)
+        n = int(rng.integers(1, 22)) if trial % 5 else 1
+        centres = rng.uniform(0, 130, (n, 2))
+        weights = rng.uniform(0.3, 1.0, n)
+        if trial % 2:
+            pitches = np.linspace(pitch * 0.97, pitch * 1.03, 7)
+            turns = np.radians(np.linspace(math.degrees(turn) - 1.5, math.degrees(turn) + 1.5, 7))
+        else:
+            pitches = np.arange(PITCH_RANGE[0], PITCH_RANGE[1] + 1e-6, 0.2)
+            turns = np.radians(np.arange(-MAX_TURN, MAX_TURN + 1e-6, 1.0))
+        assert _phase_search(centres, weights, pitches, turns) == search_by_loop(centres, weights, pitches, turns)
+        other = BrickLattice((float(rng.uniform(0, 40)), float(rng.uniform(80, 130))), step, up, 0)
+        for ref in (other, lattice):
+            assert _snap_origin(lattice, ref).origin == snap_by_loop(lattice, ref), trial

@@ -389,6 +389,34 @@ def _lattice_coords(points: np.ndarray, lattice: BrickLattice) -> np.ndarray:
     return coords
 
 
+def _phase_search(centres: np.ndarray, weights: np.ndarray, pitches: np.ndarray,
+                  turns: np.ndarray) -> tuple[float, float, float, float, float]:
+    """The (score, turn, pitch, level phase, along phase) of the pitch and turn whose brick lattice the dice's
+    centres fit best by phase coherence (:func:`fit_lattice`), the first best in turn-then-pitch order."""
+    best: tuple[float, float, float, float, float] | None = None
+    column = np.asarray(pitches, np.float64)[:, None]
+    for theta in turns:
+        c, s = math.cos(theta), math.sin(theta)
+        # Along the levels and up them, in units of the pitch (up is -y turned).
+        u = centres[:, 0] * c + centres[:, 1] * s
+        v = centres[:, 0] * s - centres[:, 1] * c
+        # Every pitch at once, each pitch's sums and scores as a pitch alone gives them: a row's sum is the sum of a
+        # one-pitch array, and abs() of each sum as a scalar (numpy's array abs and a sum over a 2-D axis differ in
+        # the last bit, and a single die scores every pitch alike: the first best must stay the first).
+        lv = v[None, :] / column
+        ph_level = [row.sum() for row in weights * np.exp(2j * np.pi * lv)]
+        shift = np.array([np.angle(ph) / (2 * np.pi) for ph in ph_level])
+        la = u[None, :] / column - np.round(lv - shift[:, None]) / 2
+        ph_along = [row.sum() for row in weights * np.exp(2j * np.pi * la)]
+        for k, p in enumerate(pitches):
+            score = abs(ph_level[k]) + abs(ph_along[k])
+            if best is None or score > best[0]:
+                best = (score, float(theta), float(p), float(np.angle(ph_level[k]) / (2 * np.pi)),
+                        float(np.angle(ph_along[k]) / (2 * np.pi)))
+    assert best is not None
+    return best
+
+
 def fit_lattice(centres: np.ndarray, weights: np.ndarray, prior: BrickLattice,
                 keep: BrickLattice | None = None) -> BrickLattice | None:
     """A brick lattice through die centres (zone mm). Pitch and turn by phase coherence over a grid (or near
@@ -406,23 +434,7 @@ def fit_lattice(centres: np.ndarray, weights: np.ndarray, prior: BrickLattice,
     else:
         pitches = np.arange(PITCH_RANGE[0], PITCH_RANGE[1] + 1e-6, 0.2)
         turns = np.radians(np.arange(-MAX_TURN, MAX_TURN + 1e-6, 1.0) + prior.angle)
-    best: tuple[float, float, float, float, float] | None = None
-    for theta in turns:
-        c, s = math.cos(theta), math.sin(theta)
-        # Along the levels and up them, in units of the pitch (up is -y turned).
-        u = centres[:, 0] * c + centres[:, 1] * s
-        v = centres[:, 0] * s - centres[:, 1] * c
-        for p in pitches:
-            lv = v / p
-            ph_level = np.sum(weights * np.exp(2j * np.pi * lv))
-            level_rounded = np.round(lv - np.angle(ph_level) / (2 * np.pi))
-            la = u / p - level_rounded / 2
-            ph_along = np.sum(weights * np.exp(2j * np.pi * la))
-            score = abs(ph_level) + abs(ph_along)
-            if best is None or score > best[0]:
-                best = (score, float(theta), float(p), float(np.angle(ph_level) / (2 * np.pi)),
-                        float(np.angle(ph_along) / (2 * np.pi)))
-    assert best is not None
+    best = _phase_search(centres, weights, pitches, turns)
     _, theta, p, phase_level, phase_along = best
     c, s = math.cos(theta), math.sin(theta)
     step = np.array([p * c, p * s])
@@ -441,9 +453,21 @@ def _snap_origin(lattice: BrickLattice, ref: BrickLattice) -> BrickLattice:
     board lies centred in its outline whatever its pitch, so the middle is known better than a corner."""
     ref_mid = np.array(ref.origin) + 2.5 * np.array(ref.step) + 2.5 * np.array(ref.up)
     offset = 2.5 * np.array(lattice.step) + 2.5 * np.array(lattice.up)
+    cells_k, cells_i = range(-12, 13), range(-14, 15)
+    # The move (in cells up, dk, and along, di) that puts the middle on the reference's, as real numbers: the
+    # nearest whole cells lie within a cell of it, so only those are tried (the same candidates, in the same order,
+    # with the same arithmetic as trying all 725: the same one chosen), unless it lies near the edge of the range.
+    turn = np.column_stack([np.array(lattice.step) / 2 + np.array(lattice.up), np.array(lattice.step)])
+    try:
+        dk0, di0 = (float(v) for v in np.linalg.solve(turn, ref_mid - offset - np.array(lattice.origin)))
+    except np.linalg.LinAlgError:
+        dk0 = di0 = math.nan
+    if math.isfinite(dk0) and math.isfinite(di0) and -10 <= dk0 <= 10 and -12 <= di0 <= 12:
+        cells_k = range(math.floor(dk0) - 2, math.ceil(dk0) + 3)
+        cells_i = range(math.floor(di0) - 2, math.ceil(di0) + 3)
     best = None
-    for dk in range(-12, 13):
-        for di in range(-14, 15):
+    for dk in cells_k:
+        for di in cells_i:
             k, i = 1 + dk, di
             along = i + (k - 1) / 2
             o = (lattice.origin[0] + along * lattice.step[0] + (k - 1) * lattice.up[0],
