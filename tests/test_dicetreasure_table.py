@@ -723,3 +723,22 @@ def test_replay_players_confirm_only_what_they_were_asked_and_is_right() -> None
     assert not adapter.confirmable(state, [truth], [card, other], seen)
     assert not adapter.confirmable(state, [], [card], seen)
     assert not adapter.confirmable(state, [truth], [], seen)
+
+
+def test_a_roll_is_not_taken_while_the_cards_show_dice_the_game_has_not_placed() -> None:
+    """A roll explained while a card in play shows a die on a space the game has empty, which the explanation does
+    not place there, is the table ahead of the game (a roll and its placements missed, the next roll in the tray):
+    the dice are named and the roll is asked about, never taken (fresh seed 6704 under blur took the next turn's roll
+    for this one). A die the explanation places, or none, changes nothing."""
+    from device.tables.dicetreasure import CardsView, _dice_not_placed
+    from engine.dicetreasure import Place
+
+    state, _ = played(DEALT)
+    card = state.players[0].cards[0]
+    die = Die(3, "yellow")
+    shown = tuple(die if n == 0 else None for n in range(len(card.dice)))
+    seen = CardsView({card.card.id: shown})
+    roll = GAME.parse_action("roll blue:1 blue:6 purple:3", state)
+    assert _dice_not_placed(state, seen, (roll,)) == [f"{card.card.id} space 1: yellow:3"]
+    assert _dice_not_placed(state, seen, (roll, Place(die, card.card.id, 1))) == []
+    assert _dice_not_placed(state, CardsView({card.card.id: tuple(card.dice)}), (roll,)) == []

@@ -582,6 +582,15 @@ class DiceTreasureTable(TableAdapter):
         if rolled is not None and not seen.confirmed and _unrolled(seen.tray_at, self._turn_tray):
             return explained_by(self.game, state, tuple(itertools.takewhile(lambda a: not isinstance(a, Roll),
                                                                             explained.actions)))
+        unexplained = _dice_not_placed(state, seen, explained.actions) if rolled is not None else []
+        if rolled is not None and unexplained and not seen.confirmed:
+            # A roll taken while the cards show dice the game has not placed: the table is ahead of the game (a roll
+            # and its placements the camera missed, then the next roll in the tray), so this roll is not the one
+            # the game waits for (fresh seed 6704, blur 1.2: the next turn's roll taken for this one, the game lost).
+            return Explained(problems=(
+                f"the cards show dice the game has not seen placed ({', '.join(unexplained)}) and the tray holds "
+                f"{' '.join(map(str, rolled.dice))}: which roll was this? enter the roll and the dice placed on the "
+                "page",))
         if rolled is not None:
             self._turn_tray = ()
         elif state.phase is Phase.TURN and seen.tray is not None:  # read surely (empty too)
@@ -1373,6 +1382,22 @@ def _ends_round_unseen(state: DiceTreasureState, actions: Sequence[Any], seen: C
             return True
         state = after
     return False
+
+
+def _dice_not_placed(state: DiceTreasureState, seen: CardsView, actions: Sequence[Any]) -> list[str]:
+    """The dice seen on cards in play (sure or not) on spaces the game has empty that ``actions`` do not place there,
+    as "card space N: die" (empty: every die seen on a card is the game's or placed by ``actions``)."""
+    placed = {(a.card, a.space) for a in actions if isinstance(a, Place)}
+    cards = _cards_in_play(state)
+    out = []
+    for card, dice in seen.cards.items():
+        held = cards.get(card)
+        if held is None:
+            continue
+        for n, die in enumerate(dice, start=1):
+            if die is not None and n <= len(held.dice) and held.dice[n - 1] is None and (card, n) not in placed:
+                out.append(f"{card} space {n}: {die}")
+    return out
 
 
 def _with_missed(state: DiceTreasureState, seen: CardsView,
