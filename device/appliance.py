@@ -275,7 +275,7 @@ class Pipeline:
                     return
                 continue
             if not pressed and adapter is not None and adapter.confirmable(
-                    self.session.state, self.truths, self.session.table.problems, self.session.table.seen):
+                    self.session.state, self.truths, self.session.table.problems):
                 # Every question is a reading in doubt that is right: the players press CONFIRM, as asked.
                 self.answers += 0 if told else 1
                 told = pressed = True

@@ -700,11 +700,8 @@ def test_replay_players_confirm_only_what_they_were_asked_and_is_right() -> None
     what the device says it looks like is what lies there (the frame's truth), never otherwise: a card that looks
     like the one lying there, a space's die as it lies, a loose zone's dice in any order; a wrong guess, a question
     of another kind, or no truth, and they answer with the record's next action instead."""
-    from device.tables.dicetreasure import CardsView
-
     adapter = adapter_for(GAME)
     state = GAME.initial_state(["Anna", "Ben"], {}, seed=1)
-    seen = CardsView({})
     truth = {"cards": [{"zone": "middle", "spot": 5, "card": "indigo-3", "dice": [None, "red:2", "blue:2"]}],
              "tray": ["green:3", "yellow:2"], "common": [], "reserves": {"1": ["green:1"], "2": []}}
     card = "middle card 6: looks like indigo-3 but could be orange-6: straighten it or press CONFIRM"
@@ -712,17 +709,17 @@ def test_replay_players_confirm_only_what_they_were_asked_and_is_right() -> None
     empty = ("card indigo-3 space 1: something covers the space, but no die is read (looks empty): correct it or "
              "press CONFIRM")
     tray = "the dice in the tray are hard to read (look yellow:2 green:3): correct them on the page or press CONFIRM"
-    assert adapter.confirmable(state, [truth], [card, space, empty, tray], seen)
-    assert adapter.confirmable(state, [truth], [card], seen)
+    assert adapter.confirmable(state, [truth], [card, space, empty, tray])
+    assert adapter.confirmable(state, [truth], [card])
     wrong = [card.replace("card 6", "card 7"), space.replace("red:2)", "red:3)"), tray.replace("green:3", "green:4"),
              "card indigo-3 space 2: something covers the space, but no die is read (looks empty): correct it or "
              "press CONFIRM"]
     for question in wrong:
-        assert not adapter.confirmable(state, [truth], [card, question], seen), question
+        assert not adapter.confirmable(state, [truth], [card, question]), question
     other = "the tray holds 1 dice; Ben draws 4 now: roll them all in the tray"
-    assert not adapter.confirmable(state, [truth], [card, other], seen)
-    assert not adapter.confirmable(state, [], [card], seen)
-    assert not adapter.confirmable(state, [truth], [], seen)
+    assert not adapter.confirmable(state, [truth], [card, other])
+    assert not adapter.confirmable(state, [], [card])
+    assert not adapter.confirmable(state, [truth], [])
 
 
 def test_a_roll_is_not_taken_while_the_cards_show_dice_the_game_has_not_placed() -> None:

@@ -60,7 +60,7 @@ from vision.crop import estimate_angle
 from vision.faces import CONFIDENCE_FLOOR, PIPS_OVERRULED_ABOVE
 from vision.mats import NOMINAL_MM, Rect, Zone
 from vision.recognize import DiceRecognizer, FixedDetector
-from vision.registration import KeptWarps, MatFit, Registration
+from vision.registration import KeptWarps, MatFit, Registration, plain_warp
 from vision.types import DieCandidate, DieReading
 
 # --- the print the reader assumes (mm on the card, origin at its top-left corner, long side down) -------------
@@ -390,12 +390,6 @@ def spot_transform(fit: MatFit, rect: Rect, px_per_mm: float) -> np.ndarray:
     s = px_per_mm
     scale = np.array([[s, 0, -s * rect.x], [0, s, -s * rect.y], [0, 0, 1]], np.float64)
     return scale @ fit.image_to_mat
-
-
-def plain_warp(frame: np.ndarray, transform: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The frame warped into a picture of ``size`` (bilinear, the border replicated): the reader's regions and zones
-    (its glances take :class:`vision.registration.KeptWarps`, the same pixels)."""
-    return cv2.warpPerspective(frame, transform, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def _grow(r: Rect, mm: float) -> Rect:
@@ -1563,7 +1557,6 @@ class DiceTreasureReader:
                     self.known[seen[n][0]] = self._identified[seen[n][0]]
             result.append(identity)
         return result
-
 
     def _left_for(self, spot: tuple[tuple[str, int], Zone, CardReading, _Card | None],
                   scores: Mapping[tuple[bool, str], float], per_zone: Mapping[str, frozenset[str]] | None,

@@ -634,6 +634,12 @@ def rectify(image: np.ndarray, view: ZoneView, px_per_mm: float | None = None) -
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
 
 
+def plain_warp(frame: np.ndarray, transform: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The frame warped by ``transform`` (frame px -> picture px) into a picture of ``size`` (bilinear, the border
+    replicated): what :class:`KeptWarps` gives too, faster while the transform is kept."""
+    return cv2.warpPerspective(frame, transform, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 class KeptWarps:
     """Warps of the frame into rectified pictures (``cv2.warpPerspective``, bilinear, the border replicated) whose
     sample maps are kept from frame to frame. While a mat's homography is kept (:class:`ZoneTracker`: the camera
@@ -661,8 +667,7 @@ class KeptWarps:
         maps = self._maps.get(key)
         if maps is None:
             if len(self._maps) >= self.kept:
-                return cv2.warpPerspective(frame, transform, key[1], flags=cv2.INTER_LINEAR,
-                                           borderMode=cv2.BORDER_REPLICATE)
+                return plain_warp(frame, transform, key[1])
             maps = self._maps[key] = _fixed_point_maps(np.asarray(transform, np.float64), key[1])
         self._used.add(key)
         return cv2.remap(frame, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

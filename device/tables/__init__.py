@@ -106,8 +106,8 @@ class TableAdapter(ABC):
         that only record what is seen. Default: nothing."""
         return ()
 
-    def confirmable(self, state: Any, truths: Sequence[Any], asked: Sequence[str], seen: Any) -> bool:
-        """Whether the players of a recording, asked ``asked`` about the table read as ``seen``, would press CONFIRM:
+    def confirmable(self, state: Any, truths: Sequence[Any], asked: Sequence[str]) -> bool:
+        """Whether the players of a recording, asked ``asked`` about the table as last read, would press CONFIRM:
         every question is about a reading in doubt that CONFIRM accepts as read, and each such reading is what lies
         there (``truths``: the recording's truth of every frame so far, the last one now's). Default: never (the
         players answer with the recording's next action)."""

@@ -319,7 +319,7 @@ class DiceTreasureTable(TableAdapter):
         return (f"own deck: {data.get('name') or 'our box'}, {cards} motif cards"
                 + (" (partial)" if cards < MOTIF_CARD_COUNT else ""))
 
-    def confirmable(self, state: Any, truths: Sequence[Any], asked: Sequence[str], seen: Any) -> bool:
+    def confirmable(self, state: Any, truths: Sequence[Any], asked: Sequence[str]) -> bool:
         """Every question is a reading in doubt the page offers CONFIRM for (a card that looks like one but could be
         another, a space's die, a loose zone's dice) and what the device says it looks like is what lies there (the
         recording's truth): the players press CONFIRM, as the question asks them to, having checked what they were
@@ -328,7 +328,7 @@ class DiceTreasureTable(TableAdapter):
         the card stayed in doubt (tuning 5004 under blur 1.2: two middle cards asked on 14 tables in a row,
         answered each time by the next action, which does not say which card is which)."""
         truth = truths[-1] if truths else None
-        if not asked or not isinstance(seen, CardsView) or not isinstance(truth, Mapping):
+        if not asked or not isinstance(truth, Mapping):
             return False
         lying = {(str(c.get("zone")), int(c.get("spot", -1)) + 1): str(c.get("card")) for c in truth.get("cards", ())}
         on_card = {str(c.get("card")): list(c.get("dice") or ()) for c in truth.get("cards", ())}
