@@ -103,9 +103,11 @@ class Pipeline:
     #: Replays only: when the device asks about what it read, the "players" answer from the recording's
     #: truth, as people at the table would on the page: a die the truth shows plainly (flat, sure) is
     #: entered as it lies; a board game's question is answered by taking the recording's next true action
-    #: (``expected_actions``). Counted in ``answers``.
+    #: (``expected_actions``). Counted in ``answers``; a question that is the players' own part (a choice the rules
+    #: leave to them, pieces the camera does not read: ``TableAdapter.players_decide``) in ``decided`` instead.
     players_answer: bool = False
     answers: int = 0
+    decided: int = 0
     expected_actions: Sequence[str] = ()
     #: Replays at the table (``companion replay --at-table``): how many set-up steps the true record begins with
     #: that the recording's numbering (its inputs' ``at``, its truth's ``done``) does not count.
@@ -287,7 +289,12 @@ class Pipeline:
             if isinstance(shown, int) and done >= shown + self.steps_before:
                 return
             asked = list(self.session.table.problems)
-            self.answers += 0 if told else 1  # one question on the page, answered whole
+            if told:
+                pass
+            elif adapter is not None and adapter.players_decide(self.session.state, asked):
+                self.decided += 1  # the players' own choice or entry, no doubt of what the camera saw
+            else:
+                self.answers += 1  # one question on the page, answered whole
             told = False
             try:
                 if not self.session.answer(self.expected_actions[done]):

@@ -251,6 +251,7 @@ def replay(path: str | Path, *, reader_name: str = "truth", state_dir: Path | No
                     pipeline.process(frame, frame.inputs)
             result = session.export()
             result["players_answered"] = pipeline.answers
+            result["players_decided"] = pipeline.decided
     expected = recording.expected.get("sheet")
     if expected is not None:
         result["expected_sheet"] = expected
@@ -289,6 +290,9 @@ def replay_command(args: argparse.Namespace) -> int:
             print(f"{name}: {sheet['total']}  ({cells})")
         if result["players_answered"]:
             print(f"the players answered {result['players_answered']} question(s) the device asked "
+                  "(from the recording's truth)")
+        if result.get("players_decided"):
+            print(f"the players made {result['players_decided']} choice(s) or entries the rules leave to them "
                   "(from the recording's truth)")
         if result["winners"]:
             print(f"winner: {', '.join(result['winners'])}")

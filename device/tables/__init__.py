@@ -113,6 +113,12 @@ class TableAdapter(ABC):
         players answer with the recording's next action)."""
         return False
 
+    def players_decide(self, state: Any, asked: Sequence[str]) -> bool:
+        """Whether ``asked`` is no doubt about what the camera saw but the players' own part: a choice the rules leave
+        to them, or what they enter of pieces the camera does not read. A replay counts such answers apart from the
+        questions about readings (``players_decided`` beside ``players_answered``). Default: never."""
+        return False
+
     def same_state(self, a: Any, b: Any) -> bool:
         """Whether two states are the same game (a replay's players use it to tell steps the device took as fewer
         actions). Default: equal."""
