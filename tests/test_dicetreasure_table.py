@@ -745,3 +745,33 @@ def test_a_roll_is_not_taken_while_the_cards_show_dice_the_game_has_not_placed()
     assert _dice_not_placed(state, seen, (roll,)) == [f"{card.card.id} space 1: yellow:3"]
     assert _dice_not_placed(state, seen, (roll, Place(die, card.card.id, 1))) == []
     assert _dice_not_placed(state, CardsView({card.card.id: tuple(card.dice)}), (roll,)) == []
+
+
+def test_the_active_reserve_read_between_two_colours_is_named_by_the_dice_the_player_holds() -> None:
+    """A die of the active player's personal reserve read with only its colour in doubt (purple, could be blue) is
+    the game's blue die when the player holds no purple one (during a turn the reserve only loses dice; the end keeps
+    reserve or current dice): the placement from the reserve is explained, no exchange and no question (tuning 6705).
+    Where the player holds a die of the colour read, or the reader named no other colour, it stays a question."""
+    from dataclasses import replace
+
+    adapter = adapter_for(GAME)
+    blue6, purple6, purple2 = Die(6, "blue"), Die(6, "purple"), Die(2, "purple")
+
+    def explained(roll: str, reserve_read: tuple[Die, ...], could_be: tuple[str, ...]) -> Explained:
+        state, table = played((*DEALT, roll))
+        anna, ben = state.players
+        state = replace(state, players=(replace(anna, reserve=(blue6, purple2)), ben))
+        after = GAME.apply(state, GAME.parse_action("place reserve purple:2 red-1#2", state))
+        snap = snapshot_from_truth(truth_of(after, table))
+        zones = tuple(ZoneReading("reserve-1", reserve_read, sure=False, could_be=could_be) if z.zone == "reserve-1"
+                      else z for z in snap.zones)
+        return adapter.explain(state, adapter.observe([replace(snap, zones=zones)], moved=False))
+
+    no_purple6 = "roll red:1 red:2 yellow:5 green:4 blue:3 yellow:6"
+    for reading in ((blue6,), ()), ((purple6,), ("blue",)):
+        result = explained(no_purple6, *reading)
+        assert [str(a) for a in result.actions] == ["place reserve purple:2 red-1#2"] and not result.problems
+    asked = "the dice in the reserve 1 are hard to read (look purple:6): correct them on the page or press CONFIRM"
+    assert explained(no_purple6, (purple6,), ("",)).problems == (asked,)
+    held = explained("roll red:1 red:2 yellow:5 green:4 blue:3 purple:6", (purple6,), ("blue",))
+    assert not held.actions and held.problems == (asked,)

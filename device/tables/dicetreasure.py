@@ -906,10 +906,10 @@ class DiceTreasureTable(TableAdapter):
             relaxed = replace(table, tray=view.read.get("tray", table.tray),
                               reserves={**{int(z.rsplit("-", 1)[1]) - 1: d for z, d in view.read.items()
                                            if z.startswith("reserve-")}, **(table.reserves or {})})
-            try:
-                relaxed_explanation: Explanation | None = explain_table(state, relaxed)
-            except GameError:
-                relaxed_explanation = None
+            named = _reserve_named(state, view, relaxed)
+            relaxed_explanation = _explain_or_none(state, named)
+            if named is not relaxed and relaxed_explanation is None:
+                relaxed_explanation = _explain_or_none(state, relaxed)
             if relaxed_explanation is not None:
                 explanation = relaxed_explanation
                 actions = (_until_roll(state, explanation.actions, view.read.get("tray", ())) if "tray" in unsure
@@ -1090,6 +1090,32 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      labs={z: r.labs for z, r in loose.items() if len(r.labs) == len(r.dice) and r.dice},
                      tray_at=tuple(zip(tray.dice, tray.centres, strict=True))
                      if tray is not None and len(tray.centres) == len(tray.dice) else ())
+
+
+def _explain_or_none(state: DiceTreasureState, seen: TableSeen) -> Explanation | None:
+    try:
+        return explain_table(state, seen)
+    except GameError:
+        return None
+
+
+def _reserve_named(state: DiceTreasureState, view: CardsView, seen: TableSeen) -> TableSeen:
+    """``seen`` with the active player's personal reserve, read in doubt, named by the game (:func:`_named`) where a
+    die's colour was its only doubt and the colour read is none the player holds: during a turn the reserve only
+    loses dice (placed, or paid for an exchange), and the end of the turn keeps dice of the reserve and the current
+    dice, so every die it can hold is one of those (a die taken from the common reserve in an exchange and kept is
+    checked by the common reserve, which must show the die paid for it: :func:`_loose_unseen`). A blue 6 read between
+    purple and blue was taken as a purple one and explained as an exchange the common reserve did not show, asked
+    three times (four players, tuning seed 6705)."""
+    zone = f"reserve-{state.active + 1}"
+    read, could_be = view.read.get(zone), view.could_be.get(zone, ())
+    if zone not in view.unsure_zones or not read or not any(could_be):
+        return seen
+    held = (*state.players[state.active].reserve, *state.hand)
+    named = _named(read, could_be, held)
+    if named == tuple(read) or Counter(named) - Counter(held):
+        return seen
+    return replace(seen, reserves={**(seen.reserves or {}), state.active: named})
 
 
 def _settle_zones(state: DiceTreasureState, view: CardsView) -> CardsView:
