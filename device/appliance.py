@@ -289,11 +289,9 @@ class Pipeline:
             if isinstance(shown, int) and done >= shown + self.steps_before:
                 return
             asked = list(self.session.table.problems)
-            if told:
-                pass
-            elif adapter is not None and adapter.players_decide(self.session.state, asked):
+            if not told and adapter is not None and adapter.players_decide(self.session.state, asked):
                 self.decided += 1  # the players' own choice or entry, no doubt of what the camera saw
-            else:
+            elif not told:
                 self.answers += 1  # one question on the page, answered whole
             told = False
             try:

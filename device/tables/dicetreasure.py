@@ -188,13 +188,6 @@ class CardsView:
                 if not s.sure and not s.corrected and (s.card, s.space) not in settled]
 
 
-#: What the players enter or decide, not a doubt of the camera (:meth:`DiceTreasureTable.players_decide`): the
-#: leprechaun cards laid out at set-up (the camera does not read them), a leprechaun card the active player may claim.
-_LAY_OUT = "lay out {count} leprechaun cards and enter them on the page (the camera does not read them)"
-_OFFER = "{who} may claim a leprechaun card: {listed}; claim it on the page, or press CONFIRM to go on without"
-_DECIDED = re.compile(r"^(?:lay out \d+ leprechaun cards and enter them on the page \(the camera does not read them\)"
-                      r"|.+ may claim a leprechaun card: .+; claim it on the page, or press CONFIRM to go on without)$")
-
 #: The questions CONFIRM answers by taking the reading as read (:meth:`DiceTreasureTable.confirmable`): a card
 #: identified in doubt, a space's die, a loose zone's dice (the texts :class:`CardsView` and the adapter put).
 _CARD_ASKED = re.compile(r"^(?P<zone>\S+) card (?P<spot>\d+): looks like (?P<card>\S+) but could be .*: straighten it "
@@ -365,7 +358,8 @@ class DiceTreasureTable(TableAdapter):
         """The leprechaun cards laid out (entered on the page: the camera does not read them) and a leprechaun card
         offered (the rules let a player who qualifies claim it or wait for another, RULES.md 3.4): the players'
         part, not a reading in doubt."""
-        return bool(asked) and all(_DECIDED.match(q) for q in asked)
+        decision = _decision(state) if isinstance(state, DiceTreasureState) else None
+        return decision is not None and list(asked) == [decision]
 
     def same_state(self, a: Any, b: Any) -> bool:
         """The same game whatever order a pile of dice lies in (the common reserve is a heap: an exchange and an
@@ -850,13 +844,9 @@ class DiceTreasureTable(TableAdapter):
 
     def _explain_seen(self, state: DiceTreasureState, seen: CardsView) -> Explained:
         """:meth:`_explain_table` for ``seen`` as read."""
-        if state.phase is Phase.BONUS:
-            return Explained(problems=(_LAY_OUT.format(count=2 * len(state.players)),))
-        offers = bonus_offers(state)
-        if offers and not seen.confirmed:
-            who = state.players[state.active].name
-            listed = ", ".join(f"{b.id} (+{b.reward} gold)" for b in offers)
-            return Explained(problems=(_OFFER.format(who=who, listed=listed),))
+        decision = _decision(state)
+        if decision is not None and (state.phase is Phase.BONUS or not seen.confirmed):
+            return Explained(problems=(decision,))
         before = self._claimed_base.get(state.round, frozenset())  # claimed in earlier rounds: off the table
         seen = _by_mat(state, seen, before)
         targets = {c.card.id for c in target_cards(state)}
@@ -1090,6 +1080,20 @@ def _view_of(readings: Sequence[Any], moved: bool) -> CardsView:
                      labs={z: r.labs for z, r in loose.items() if len(r.labs) == len(r.dice) and r.dice},
                      tray_at=tuple(zip(tray.dice, tray.centres, strict=True))
                      if tray is not None and len(tray.centres) == len(tray.dice) else ())
+
+
+def _decision(state: DiceTreasureState) -> str | None:
+    """What the players enter or decide now, which the camera cannot tell (None: nothing): the leprechaun cards laid
+    out at set-up, or a leprechaun card the active player may claim."""
+    if state.phase is Phase.BONUS:
+        return (f"lay out {2 * len(state.players)} leprechaun cards and enter them on the page (the camera does not "
+                "read them)")
+    offers = bonus_offers(state)
+    if not offers:
+        return None
+    listed = ", ".join(f"{b.id} (+{b.reward} gold)" for b in offers)
+    return (f"{state.players[state.active].name} may claim a leprechaun card: {listed}; claim it on the page, or "
+            "press CONFIRM to go on without")
 
 
 def _explain_or_none(state: DiceTreasureState, seen: TableSeen) -> Explanation | None:
